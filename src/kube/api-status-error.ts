@@ -1,0 +1,122 @@
+import type { StatusBody, StatusCause } from './object.ts';
+
+/**
+ * The one error type for a failed Kubernetes API call, carrying the server's `metav1.Status`.
+ *
+ * Both sides use it: the REST client throws it, and the test API server builds every error answer
+ * with the constructors below, so client and server agree on reasons, codes and message texts
+ * (those texts are copied from a real kube-apiserver; see shared/k8s-reference).
+ */
+export class ApiStatusError extends Error {
+  readonly status: StatusBody;
+
+  constructor(status: StatusBody, options?: ErrorOptions) {
+    super(status.message ?? status.reason ?? `HTTP ${status.code}`, options);
+    this.name = 'ApiStatusError';
+    this.status = status;
+  }
+
+  get code(): number {
+    return this.status.code;
+  }
+
+  get reason(): string | undefined {
+    return this.status.reason;
+  }
+
+  /** Seconds the server asked us to wait (429/503 `Retry-After`, or `details.retryAfterSeconds`). */
+  get retryAfterSeconds(): number | undefined {
+    return this.status.details?.retryAfterSeconds;
+  }
+}
+
+/** A group-qualified resource as Kubernetes prints it in messages: `cronjobs.batch`, `configmaps`. */
+export interface GroupResource {
+  readonly group: string;
+  readonly resource: string;
+}
+
+function qualified({ group, resource }: GroupResource): string {
+  return group ? `${resource}.${group}` : resource;
+}
+
+function failure(code: number, reason: string, message: string, details?: StatusBody['details']): StatusBody {
+  const body: StatusBody = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) body.details = details;
+  return body;
+}
+
+function resourceDetails(gr: GroupResource, name?: string): NonNullable<StatusBody['details']> {
+  return { ...(name !== undefined ? { name } : {}), ...(gr.group ? { group: gr.group } : {}), kind: gr.resource };
+}
+
+/** Constructors for the Status bodies a kube-apiserver returns, with its exact message texts. */
+export const statusErrors = {
+  notFound(gr: GroupResource, name: string): StatusBody {
+    return failure(404, 'NotFound', `${qualified(gr)} "${name}" not found`, resourceDetails(gr, name));
+  },
+  alreadyExists(gr: GroupResource, name: string): StatusBody {
+    return failure(409, 'AlreadyExists', `${qualified(gr)} "${name}" already exists`, resourceDetails(gr, name));
+  },
+  conflict(gr: GroupResource, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again'): StatusBody {
+    return failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${why}`, resourceDetails(gr, name));
+  },
+  /** 422 for a kind (`CronJob`, with its group) whose fields failed validation; every cause is listed. */
+  invalid(kind: { group: string; kind: string }, name: string, causes: readonly StatusCause[]): StatusBody {
+    const qualifiedKind = kind.group ? `${kind.kind}.${kind.group}` : kind.kind;
+    const lines = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')));
+    const joined = lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`;
+    return failure(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${joined}`, {
+      name,
+      ...(kind.group ? { group: kind.group } : {}),
+      kind: kind.kind,
+      causes: [...causes],
+    });
+  },
+  forbidden(user: string, verb: string, gr: GroupResource, namespace: string | undefined, name?: string, subresource?: string): StatusBody {
+    const resource = subresource ? `${gr.resource}/${subresource}` : gr.resource;
+    const where = namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope';
+    const named = name ? ` ${qualified(gr)} "${name}"` : ` ${qualified(gr)}`;
+    const message = `${named.trim()} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${gr.group}"${where}`;
+    return failure(403, 'Forbidden', message, resourceDetails(gr, name));
+  },
+  unauthorized(): StatusBody {
+    return failure(401, 'Unauthorized', 'Unauthorized');
+  },
+  /** A WATCH or LIST from a resourceVersion the server no longer retains. */
+  expired(message = 'The resourceVersion for the provided list is too old.'): StatusBody {
+    return failure(410, 'Expired', message);
+  },
+  badRequest(message: string): StatusBody {
+    return failure(400, 'BadRequest', message);
+  },
+  methodNotAllowed(message: string): StatusBody {
+    return failure(405, 'MethodNotAllowed', message);
+  },
+  tooManyRequests(retryAfterSeconds: number, message = 'Too many requests, please try again later.'): StatusBody {
+    return failure(429, 'TooManyRequests', message, { retryAfterSeconds });
+  },
+  internalError(message: string): StatusBody {
+    return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+  },
+  serviceUnavailable(message = 'the server is currently unable to handle the request'): StatusBody {
+    return failure(503, 'ServiceUnavailable', message);
+  },
+  timeout(message = 'the server was unable to return a response in the time allotted, but may still be processing the request'): StatusBody {
+    return failure(504, 'Timeout', message);
+  },
+} as const;
+
+function reasonIs(err: unknown, reason: string, code: number): boolean {
+  return err instanceof ApiStatusError && (err.reason === reason || (err.reason === undefined && err.code === code));
+}
+
+export const isNotFound = (err: unknown): boolean => reasonIs(err, 'NotFound', 404);
+export const isAlreadyExists = (err: unknown): boolean => reasonIs(err, 'AlreadyExists', 409) && (err as ApiStatusError).reason === 'AlreadyExists';
+export const isConflict = (err: unknown): boolean => reasonIs(err, 'Conflict', 409) && (err as ApiStatusError).reason !== 'AlreadyExists';
+export const isInvalid = (err: unknown): boolean => reasonIs(err, 'Invalid', 422);
+export const isForbidden = (err: unknown): boolean => reasonIs(err, 'Forbidden', 403);
+export const isTooManyRequests = (err: unknown): boolean => reasonIs(err, 'TooManyRequests', 429);
+/** 410 Gone: the watch (or list) resourceVersion was compacted away; the only cure is a fresh LIST. */
+export const isExpired = (err: unknown): boolean =>
+  err instanceof ApiStatusError && (err.code === 410 || err.reason === 'Expired' || err.reason === 'Gone');
