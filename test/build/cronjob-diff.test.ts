@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { cronJobDrift, mergeDesiredIntoObserved, parseQuantity } from '../../src/build/cronjob-diff.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
+
+/** What a real kube-apiserver returned for a CronJob created from {@link requested} (recorded, v1.20). */
+const recorded = JSON.parse(
+  readFileSync(new URL('../../../shared/k8s-reference/cronjob-v1beta1-created-with-server-defaults.json', import.meta.url), 'utf8'),
+) as KubeObject;
+
+const owner = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'minimal', uid: 'u-1', controller: true, blockOwnerDeletion: true };
+
+/** The request behind the recording: the recorded object minus every server default. */
+function requested(): KubeObject {
+  return {
+    apiVersion: 'batch/v1beta1',
+    kind: 'CronJob',
+    metadata: { name: 'minimal', namespace: 'kubelings', labels: { 'app.kubernetes.io/name': 'backup' }, annotations: { 'kubelings.dev/owner': 'minimal' }, ownerReferences: [owner] },
+    spec: {
+      schedule: '0 2 * * *',
+      jobTemplate: {
+        spec: {
+          template: {
+            spec: {
+              volumes: [
+                { name: 'v', persistentVolumeClaim: { claimName: 'pvc' } },
+                { name: 's', secret: { secretName: 'x' } },
+                { name: 'cm', configMap: { name: 'y' } },
+              ],
+              containers: [
+                {
+                  name: 'c',
+                  image: 'busybox:1.36',
+                  command: ['sh', '-c', 'echo hi'],
+                  ports: [{ containerPort: 80 }],
+                  env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+                  volumeMounts: [{ name: 'v', mountPath: '/b' }],
+                },
+              ],
+              restartPolicy: 'OnFailure',
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The recorded server answer, carrying the metadata our create sent. */
+function observed(): KubeObject {
+  const obj = structuredClone(recorded);
+  const want = requested().metadata;
+  obj.metadata = { ...obj.metadata, labels: { ...want.labels, 'team': 'sre' }, annotations: { ...want.annotations }, ownerReferences: [owner] };
+  return obj;
+}
+
+type Edit = (obj: KubeObject & { spec: any }) => void;
+
+describe('cronJobDrift', () => {
+  it('finds no drift between the desired CronJob and its server-defaulted form', () => {
+    expect(cronJobDrift(observed(), requested())).toEqual([]);
+  });
+
+  it('ignores foreign labels, annotations and owner references next to ours', () => {
+    const obj = observed();
+    obj.metadata.labels = { ...obj.metadata.labels, foreign: 'x' };
+    obj.metadata.annotations = { ...obj.metadata.annotations, 'kubectl.kubernetes.io/last-applied-configuration': '{}' };
+    obj.metadata.ownerReferences = [...(obj.metadata.ownerReferences ?? []), { apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'u-2' }];
+    expect(cronJobDrift(obj, requested())).toEqual([]);
+  });
+
+  it.each<[string, Edit, string]>([
+    ['the schedule', (o) => (o.spec.schedule = '0 3 * * *'), 'spec.schedule'],
+    ['the image', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].image = 'evil:1'), 'spec.jobTemplate.spec.template.spec.containers[0].image'],
+    ['a command argument', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].command[2] = 'rm -rf /'), 'spec.jobTemplate.spec.template.spec.containers[0].command[2]'],
+    ['an extra container', (o) => o.spec.jobTemplate.spec.template.spec.containers.push({ name: 'x', image: 'x' }), 'spec.jobTemplate.spec.template.spec.containers'],
+    ['a removed volume', (o) => o.spec.jobTemplate.spec.template.spec.volumes.pop(), 'spec.jobTemplate.spec.template.spec.volumes'],
+    ['an environment value', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.key = 'other'), 'spec.jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.key'],
+    ['the claim name', (o) => (o.spec.jobTemplate.spec.template.spec.volumes[0].persistentVolumeClaim.claimName = 'other'), 'spec.jobTemplate.spec.template.spec.volumes[0].persistentVolumeClaim.claimName'],
+    ['the restart policy', (o) => (o.spec.jobTemplate.spec.template.spec.restartPolicy = 'Never'), 'spec.jobTemplate.spec.template.spec.restartPolicy'],
+    ['a foreign time zone', (o) => (o.spec.timeZone = 'Europe/Paris'), 'spec.timeZone'],
+    ['a foreign starting deadline', (o) => (o.spec.startingDeadlineSeconds = 5), 'spec.startingDeadlineSeconds'],
+    ['our label', (o) => (o.metadata.labels = { 'app.kubernetes.io/name': 'other' }), 'metadata.labels.app.kubernetes.io/name'],
+    ['our annotation', (o) => delete o.metadata.annotations, 'metadata.annotations.kubelings.dev/owner'],
+    ['our owner reference', (o) => (o.metadata.ownerReferences = []), 'metadata.ownerReferences[u-1]'],
+  ])('reports drift when someone changes %s', (_name, edit, path) => {
+    const obj = observed() as KubeObject & { spec: any };
+    edit(obj);
+    expect(cronJobDrift(obj, requested())).toEqual([path]);
+  });
+
+  it('compares resource quantities by value, as the server canonicalises them', () => {
+    const want = requested() as KubeObject & { spec: any };
+    want.spec.jobTemplate.spec.template.spec.containers[0].resources = { requests: { cpu: '1000m', memory: '1024Mi' } };
+    const obj = observed() as KubeObject & { spec: any };
+    obj.spec.jobTemplate.spec.template.spec.containers[0].resources = { requests: { cpu: '1', memory: '1Gi' } };
+    expect(cronJobDrift(obj, want)).toEqual([]);
+    obj.spec.jobTemplate.spec.template.spec.containers[0].resources.requests.cpu = '2';
+    expect(cronJobDrift(obj, want)).toEqual(['spec.jobTemplate.spec.template.spec.containers[0].resources.requests.cpu']);
+  });
+});
+
+describe('parseQuantity', () => {
+  it.each([
+    ['1', 1], ['1000m', 1], ['1Gi', 2 ** 30], ['1024Mi', 2 ** 30], ['1.5k', 1500], ['1e3', 1000], ['100Ki', 102400],
+  ])('reads %s as %d', (text, value) => expect(parseQuantity(text)).toBeCloseTo(value));
+  it('rejects text that is not a quantity', () => expect(parseQuantity('lots')).toBeUndefined());
+});
+
+describe('mergeDesiredIntoObserved', () => {
+  it('heals every owned field and keeps defaults, foreign fields and the resourceVersion', () => {
+    const drifted = observed() as KubeObject & { spec: any };
+    drifted.metadata.labels = { team: 'sre' };
+    drifted.metadata.ownerReferences = [];
+    drifted.spec.schedule = '* * * * *';
+    drifted.spec.timeZone = 'Europe/Paris';
+    drifted.spec.jobTemplate.spec.template.spec.containers[0].image = 'evil:1';
+    drifted.spec.jobTemplate.spec.template.spec.containers.push({ name: 'sidecar', image: 'x' });
+    const before = structuredClone(drifted);
+
+    const merged = mergeDesiredIntoObserved(drifted, requested()) as KubeObject & { spec: any };
+
+    expect(cronJobDrift(merged, requested())).toEqual([]);
+    expect(drifted).toEqual(before);
+    expect(merged.metadata.resourceVersion).toBe('225');
+    expect(merged.metadata.uid).toBe(recorded.metadata.uid);
+    expect(merged.metadata.labels).toEqual({ team: 'sre', 'app.kubernetes.io/name': 'backup' });
+    expect(merged.spec.timeZone).toBeUndefined();
+    const container = merged.spec.jobTemplate.spec.template.spec.containers;
+    expect(container).toHaveLength(1);
+    expect(container[0]).toMatchObject({ image: 'busybox:1.36', terminationMessagePath: '/dev/termination-log', imagePullPolicy: 'IfNotPresent' });
+    expect(merged.spec.concurrencyPolicy).toBe('Allow');
+    expect(merged.spec.jobTemplate.spec.template.spec.schedulerName).toBe('default-scheduler');
+  });
+
+  it('changes nothing when nothing drifted', () => {
+    expect(mergeDesiredIntoObserved(observed(), requested())).toEqual(observed());
+  });
+});
