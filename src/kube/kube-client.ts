@@ -1,0 +1,232 @@
+/**
+ * A small HTTP client for the Kubernetes API on `node:http(s)` with one keep-alive agent: JSON
+ * requests whose failures become {@link ApiStatusError}, and streaming WATCH responses.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { ApiStatusError } from './api-status-error.ts';
+import type { KubeConfig } from './kube-config.ts';
+import type { KubeObject, StatusBody, WatchEvent } from './object.ts';
+import { decodeWatchStream } from './watch-stream.ts';
+import { realClock, type Clock } from '../runtime/clock.ts';
+
+/** What the client reports about each finished request (wired to `rest_client_*` metrics). */
+export interface RequestObservation {
+  /** HTTP method, upper case (client-go's `method`/`verb` label). */
+  readonly method: string;
+  /** `host:port` of the API server. */
+  readonly host: string;
+  /** HTTP status code as a string, or `<error>` when no response arrived (client-go's convention). */
+  readonly code: string;
+  /** From sending the request to receiving the response headers. */
+  readonly durationSeconds: number;
+}
+
+/** Options for {@link KubeClient}. */
+export interface KubeClientOptions {
+  /** Server, TLS and credentials. */
+  readonly config: KubeConfig;
+  /**
+   * Per-request timeout in ms. For WATCH it bounds only the wait for the response headers: a
+   * healthy stream is never cut by the client (the reflector owns inactivity detection).
+   * @default 30_000
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Called before every non-GET request is sent; when it throws, the request is not sent and the
+   * error propagates. The leader-election write gate plugs in here. @default none
+   */
+  readonly beforeWrite?: (method: string, path: string) => void;
+  /** Observes every finished request (metrics). @default none */
+  readonly onRequest?: (observation: RequestObservation) => void;
+  /** `User-Agent` header. @default 'backupschedule-operator' */
+  readonly userAgent?: string;
+  /** Maximum concurrent sockets to the API server. @default 32 */
+  readonly maxSockets?: number;
+  /** Clock for request timeouts. @default realClock */
+  readonly clock?: Clock;
+}
+
+/** Query parameters; `undefined` values are omitted. */
+export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** Options of one request. */
+export interface KubeRequestOptions {
+  /** Query string parameters. @default none */
+  readonly query?: QueryParams;
+  /** Body, sent as JSON unless it is already a string. @default none */
+  readonly body?: unknown;
+  /** `Content-Type` of the body. @default 'application/json' */
+  readonly contentType?: string;
+  /** Aborts the request. @default none */
+  readonly signal?: AbortSignal;
+  /** Overrides the client's timeout for this request. @default the client's `timeoutMs` */
+  readonly timeoutMs?: number;
+}
+
+/** A request that got no HTTP answer: network failure, timeout or abort. */
+export class KubeRequestError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'KubeRequestError';
+  }
+}
+
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed',
+  409: 'Conflict', 410: 'Expired', 415: 'UnsupportedMediaType', 422: 'Invalid', 429: 'TooManyRequests',
+  500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
+};
+
+/** Builds the error for a non-2xx response, whether its body is a `Status` or anything else. */
+export function statusErrorFromResponse(code: number, bodyText: string, retryAfterHeader?: string): ApiStatusError {
+  let status: StatusBody | undefined;
+  try {
+    const parsed = JSON.parse(bodyText) as Partial<StatusBody>;
+    if (parsed && parsed.kind === 'Status') status = { ...parsed, code: parsed.code ?? code } as StatusBody;
+  } catch {
+    // Not JSON (a proxy's HTML page, a plain-text 503): synthesised below.
+  }
+  status ??= {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code,
+    reason: REASONS[code] ?? 'Unknown',
+    message: bodyText.trim().slice(0, 500) || `the server responded with HTTP ${code}`,
+  };
+  const retryAfter = retryAfterHeader === undefined ? NaN : Number(retryAfterHeader);
+  if (Number.isFinite(retryAfter) && status.details?.retryAfterSeconds === undefined) {
+    status = { ...status, details: { ...status.details, retryAfterSeconds: retryAfter } };
+  }
+  return new ApiStatusError(status);
+}
+
+/** The Kubernetes REST client. */
+export class KubeClient {
+  readonly config: KubeConfig;
+  readonly #base: URL;
+  readonly #agent: http.Agent;
+  readonly #timeoutMs: number;
+  readonly #beforeWrite: ((method: string, path: string) => void) | undefined;
+  readonly #onRequest: ((o: RequestObservation) => void) | undefined;
+  readonly #userAgent: string;
+  readonly #clock: Clock;
+
+  constructor(options: KubeClientOptions) {
+    this.config = options.config;
+    this.#base = new URL(options.config.server);
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#beforeWrite = options.beforeWrite;
+    this.#onRequest = options.onRequest;
+    this.#userAgent = options.userAgent ?? 'backupschedule-operator';
+    this.#clock = options.clock ?? realClock;
+    const maxSockets = options.maxSockets ?? 32;
+    this.#agent = this.#base.protocol === 'https:'
+      ? new https.Agent({ keepAlive: true, maxSockets, ...options.config.tlsOptions() })
+      : new http.Agent({ keepAlive: true, maxSockets });
+  }
+
+  /** Sends a request and parses the JSON answer; non-2xx answers throw {@link ApiStatusError}. */
+  async request<T>(method: string, path: string, options: KubeRequestOptions = {}): Promise<T> {
+    const res = await this.#send(method, path, options, 'application/json');
+    const text = await readBody(res);
+    if (!text) return undefined as T;
+    return JSON.parse(text) as T;
+  }
+
+  /**
+   * Opens a WATCH (`path` is the collection path; `watch=true` is added) and yields its events until
+   * the server closes the stream. Ends quietly when `signal` aborts. A non-2xx answer throws
+   * {@link ApiStatusError}; an `ERROR` event is yielded as is.
+   */
+  async *watch<T extends KubeObject>(path: string, options: Omit<KubeRequestOptions, 'body' | 'contentType'> = {}): AsyncGenerator<WatchEvent<T>> {
+    const res = await this.#send('GET', path, { ...options, query: { ...options.query, watch: true } }, 'application/json');
+    try {
+      yield* decodeWatchStream<T>(res);
+    } catch (err) {
+      if (options.signal?.aborted) return;
+      throw new KubeRequestError(`watch ${path}: stream failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      res.destroy();
+    }
+  }
+
+  /** Closes idle keep-alive sockets and refuses reuse (call at shutdown). */
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  async #send(method: string, path: string, options: KubeRequestOptions, accept: string): Promise<IncomingMessage> {
+    method = method.toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD') this.#beforeWrite?.(method, path);
+    const url = new URL(path, this.#base);
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const headers: Record<string, string> = { Accept: accept, 'User-Agent': this.#userAgent };
+    if (body !== undefined) {
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const reqOptions: https.RequestOptions = { method, headers, agent: this.#agent };
+    await this.config.authenticate(reqOptions);
+    const lib = url.protocol === 'https:' ? https : http;
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    const started = performance.now();
+    const host = url.host;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = lib.request(url, reqOptions);
+      let settled = false;
+      const finish = (code: string): void => {
+        settled = true;
+        this.#clock.clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.#onRequest?.({ method, host, code, durationSeconds: (performance.now() - started) / 1000 });
+      };
+      const fail = (message: string, cause?: unknown): void => {
+        if (settled) return;
+        finish('<error>');
+        req.destroy();
+        reject(new KubeRequestError(`${method} ${url.pathname}: ${message}`, cause === undefined ? undefined : { cause }));
+      };
+      const timer = this.#clock.setTimeout(() => fail(`timed out after ${timeoutMs} ms`), timeoutMs);
+      const onAbort = (): void => fail('aborted', options.signal?.reason);
+      if (options.signal?.aborted) return fail('aborted', options.signal.reason);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (err) => fail(err.message, err));
+      req.on('response', (res) => {
+        if (settled) {
+          res.destroy();
+          return;
+        }
+        const code = res.statusCode ?? 0;
+        finish(String(code));
+        if (code >= 200 && code < 300) {
+          // Abort after the headers must still end the body (watch streams).
+          const signal = options.signal;
+          if (signal) {
+            const onBodyAbort = (): void => void res.destroy();
+            signal.addEventListener('abort', onBodyAbort, { once: true });
+            res.once('close', () => signal.removeEventListener('abort', onBodyAbort));
+          }
+          resolve(res);
+          return;
+        }
+        readBody(res).then(
+          (text) => reject(statusErrorFromResponse(code, text, headerValue(res.headers['retry-after']))),
+          (err: unknown) => reject(new KubeRequestError(`${method} ${url.pathname}: HTTP ${code}, body unreadable`, { cause: err })),
+        );
+      });
+      req.end(body);
+    });
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
