@@ -1,0 +1,165 @@
+/**
+ * The BackupSchedule status as a pure function of the schedule, its child CronJob and what reconcile
+ * found. Being pure and deterministic is what keeps status writes rare: the reconciler writes only when
+ * {@link statusEqual} says the computed status differs from the stored one, so a converged schedule (or a
+ * restarted controller looking at one) computes exactly the stored status and writes nothing
+ * (controller-runtime#1711: every status write re-triggers the watch).
+ *
+ * Conditions follow the Kubernetes API conventions (`metav1.Condition`): `lastTransitionTime` changes only
+ * when `status` changes, and `observedGeneration` says which spec the condition describes.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject, OwnerReference } from '../kube/object.ts';
+
+/** `metav1.Condition`. */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+}
+
+/** The status fields this controller writes (see the CRD schema in src/api). */
+export interface ScheduleStatus {
+  observedGeneration?: number;
+  cronJobName?: string;
+  lastScheduleTime?: string;
+  lastSuccessfulTime?: string;
+  /** Number of Jobs of the child CronJob currently running (`CronJob.status.active` is their list). */
+  active?: number;
+  conditions?: Condition[];
+}
+
+/** One problem with a field of the spec, as the validation in src/api reports it. */
+export interface SpecFieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** The condition type this controller owns. */
+export const READY = 'Ready';
+
+/** Reasons of the `Ready` condition. */
+export const ReadyReason = {
+  /** The child CronJob was created for this schedule and matches it. */
+  Created: 'Created',
+  /** The child CronJob matches a new generation of the spec. */
+  Updated: 'Updated',
+  /** The child CronJob matches the spec (again). */
+  Ready: 'Ready',
+  /** The spec is invalid (it slipped past admission); no child is created or changed. */
+  InvalidSpec: 'InvalidSpec',
+  /** A CronJob with the child's name exists and is not controlled by this schedule; it is left alone. */
+  ChildNameConflict: 'ChildNameConflict',
+} as const;
+
+/** What reconcile found, the input of {@link computeStatus} beyond the objects themselves. */
+export type StatusOutcome =
+  | { readonly kind: 'InSync' }
+  | { readonly kind: 'InvalidSpec'; readonly errors: readonly SpecFieldError[] }
+  | { readonly kind: 'ChildNameConflict'; readonly childName: string; readonly controller: OwnerReference | undefined };
+
+/** The parts of a BackupSchedule {@link computeStatus} reads. */
+export interface StatusSubject {
+  readonly metadata: { readonly generation?: number };
+  readonly status?: ScheduleStatus;
+}
+
+interface CronJobStatusView {
+  active?: unknown[];
+  lastScheduleTime?: string;
+  lastSuccessfulTime?: string;
+}
+
+/** Kubernetes `metav1.Time`: RFC 3339 in UTC with second precision. */
+export function formatTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function childStatus(child: KubeObject | undefined): CronJobStatusView {
+  const status = child?.status;
+  return typeof status === 'object' && status !== null ? (status as CronJobStatusView) : {};
+}
+
+function readyCondition(
+  schedule: StatusSubject,
+  outcome: StatusOutcome,
+  child: KubeObject | undefined,
+): Pick<Condition, 'status' | 'reason' | 'message'> {
+  const previous = schedule.status?.conditions?.find((c) => c.type === READY);
+  switch (outcome.kind) {
+    case 'InvalidSpec':
+      return {
+        status: 'False',
+        reason: ReadyReason.InvalidSpec,
+        message: `invalid spec: ${outcome.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      };
+    case 'ChildNameConflict': {
+      const by = outcome.controller ? `controlled by ${outcome.controller.kind} "${outcome.controller.name}"` : 'not controlled by any owner';
+      return {
+        status: 'False',
+        reason: ReadyReason.ChildNameConflict,
+        message: `CronJob "${outcome.childName}" already exists and is ${by}; it is left alone: rename or delete it`,
+      };
+    }
+    case 'InSync': {
+      const name = child?.metadata.name ?? '';
+      const generation = schedule.metadata.generation;
+      if (previous?.status === 'True' && previous.observedGeneration === generation) {
+        return { status: 'True', reason: previous.reason, message: previous.message };
+      }
+      if (schedule.status?.cronJobName === undefined) {
+        return { status: 'True', reason: ReadyReason.Created, message: `CronJob "${name}" created` };
+      }
+      if (previous?.observedGeneration !== generation) {
+        return { status: 'True', reason: ReadyReason.Updated, message: `CronJob "${name}" matches generation ${generation ?? 0}` };
+      }
+      return { status: 'True', reason: ReadyReason.Ready, message: `CronJob "${name}" matches the spec` };
+    }
+  }
+}
+
+/**
+ * The status the schedule should have, given its child (only when the child is controlled by this
+ * schedule) and the reconcile outcome. `now` (ms since the epoch) stamps `lastTransitionTime` only when
+ * the `Ready` status changes; otherwise the previous time is kept, so the result is stable.
+ */
+export function computeStatus(
+  schedule: StatusSubject,
+  child: KubeObject | undefined,
+  outcome: StatusOutcome,
+  now: number,
+): ScheduleStatus {
+  const ours = outcome.kind === 'ChildNameConflict' ? undefined : child;
+  const fromChild = childStatus(ours);
+  const generation = schedule.metadata.generation;
+  const ready = readyCondition(schedule, outcome, ours);
+  const previous = schedule.status?.conditions?.find((c) => c.type === READY);
+  const condition: Condition = {
+    type: READY,
+    ...ready,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    lastTransitionTime: previous && previous.status === ready.status ? previous.lastTransitionTime : formatTime(now),
+  };
+  const others = (schedule.status?.conditions ?? []).filter((c) => c.type !== READY);
+  const status: ScheduleStatus = {};
+  if (generation !== undefined) status.observedGeneration = generation;
+  if (ours?.metadata.name) status.cronJobName = ours.metadata.name;
+  if (fromChild.lastScheduleTime) status.lastScheduleTime = fromChild.lastScheduleTime;
+  if (fromChild.lastSuccessfulTime) status.lastSuccessfulTime = fromChild.lastSuccessfulTime;
+  if (ours) status.active = Array.isArray(fromChild.active) ? fromChild.active.length : 0;
+  status.conditions = [condition, ...others];
+  return status;
+}
+
+function normalized(status: ScheduleStatus | undefined): unknown {
+  // Drop undefined keys and key order: what a JSON round trip through the API server would do.
+  return JSON.parse(JSON.stringify(status ?? {}));
+}
+
+/** Whether two statuses are the same as the API server would store them (a write would change nothing). */
+export function statusEqual(a: ScheduleStatus | undefined, b: ScheduleStatus | undefined): boolean {
+  return isDeepStrictEqual(normalized(a), normalized(b));
+}
