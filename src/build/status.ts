@@ -9,34 +9,12 @@
  * when `status` changes, and `observedGeneration` says which spec the condition describes.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { BackupScheduleStatus, Condition, FieldError } from '../api/index.ts';
 import type { KubeObject, OwnerReference } from '../kube/object.ts';
 
-/** `metav1.Condition`. */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  observedGeneration?: number;
-  lastTransitionTime: string;
-}
-
-/** The status fields this controller writes (see the CRD schema in src/api). */
-export interface ScheduleStatus {
-  observedGeneration?: number;
-  cronJobName?: string;
-  lastScheduleTime?: string;
-  lastSuccessfulTime?: string;
-  /** Number of Jobs of the child CronJob currently running (`CronJob.status.active` is their list). */
-  active?: number;
-  conditions?: Condition[];
-}
-
-/** One problem with a field of the spec, as the validation in src/api reports it. */
-export interface SpecFieldError {
-  readonly field: string;
-  readonly message: string;
-}
+/** The status this controller writes, as the schema in src/api defines it. */
+export type ScheduleStatus = BackupScheduleStatus;
+export type { Condition, FieldError as SpecFieldError };
 
 /** The condition type this controller owns. */
 export const READY = 'Ready';
@@ -58,7 +36,7 @@ export const ReadyReason = {
 /** What reconcile found, the input of {@link computeStatus} beyond the objects themselves. */
 export type StatusOutcome =
   | { readonly kind: 'InSync' }
-  | { readonly kind: 'InvalidSpec'; readonly errors: readonly SpecFieldError[] }
+  | { readonly kind: 'InvalidSpec'; readonly errors: readonly FieldError[] }
   | { readonly kind: 'ChildNameConflict'; readonly childName: string; readonly controller: OwnerReference | undefined };
 
 /** The parts of a BackupSchedule {@link computeStatus} reads. */
@@ -83,6 +61,12 @@ function childStatus(child: KubeObject | undefined): CronJobStatusView {
   return typeof status === 'object' && status !== null ? (status as CronJobStatusView) : {};
 }
 
+/** Names of the running Jobs, sorted so that the CronJob controller's ordering never causes a write. */
+function activeJobNames(active: unknown[] | undefined): string[] {
+  const names = (active ?? []).map((ref) => (typeof ref === 'object' && ref !== null ? (ref as { name?: unknown }).name : undefined));
+  return names.filter((n): n is string => typeof n === 'string').sort();
+}
+
 function readyCondition(
   schedule: StatusSubject,
   outcome: StatusOutcome,
@@ -94,7 +78,8 @@ function readyCondition(
       return {
         status: 'False',
         reason: ReadyReason.InvalidSpec,
-        message: `invalid spec: ${outcome.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+        // FieldError messages start with the field's path already.
+        message: `invalid spec: ${outcome.errors.map((e) => e.message).join('; ')}`,
       };
     case 'ChildNameConflict': {
       const by = outcome.controller ? `controlled by ${outcome.controller.kind} "${outcome.controller.name}"` : 'not controlled by any owner';
@@ -149,7 +134,7 @@ export function computeStatus(
   if (ours?.metadata.name) status.cronJobName = ours.metadata.name;
   if (fromChild.lastScheduleTime) status.lastScheduleTime = fromChild.lastScheduleTime;
   if (fromChild.lastSuccessfulTime) status.lastSuccessfulTime = fromChild.lastSuccessfulTime;
-  if (ours) status.active = Array.isArray(fromChild.active) ? fromChild.active.length : 0;
+  if (ours) status.active = activeJobNames(fromChild.active);
   status.conditions = [condition, ...others];
   return status;
 }

@@ -18,7 +18,7 @@ describe('computeStatus', () => {
     expect(computeStatus(schedule(1), child(), { kind: 'InSync' }, T0)).toEqual({
       observedGeneration: 1,
       cronJobName: 'nightly-etcd',
-      active: 0,
+      active: [],
       conditions: [
         { type: 'Ready', status: 'True', reason: 'Created', message: 'CronJob "nightly-etcd" created', observedGeneration: 1, lastTransitionTime: '2026-11-30T01:00:00Z' },
       ],
@@ -28,11 +28,11 @@ describe('computeStatus', () => {
   it('copies lastScheduleTime, lastSuccessfulTime and the number of active Jobs from the child', () => {
     const status = computeStatus(
       schedule(1),
-      child({ active: [{ name: 'a' }, { name: 'b' }], lastScheduleTime: '2026-11-30T00:09:00Z', lastSuccessfulTime: '2026-11-29T02:00:10Z' }),
+      child({ active: [{ name: 'b' }, { name: 'a' }], lastScheduleTime: '2026-11-30T00:09:00Z', lastSuccessfulTime: '2026-11-29T02:00:10Z' }),
       { kind: 'InSync' },
       T0,
     );
-    expect(status).toMatchObject({ active: 2, lastScheduleTime: '2026-11-30T00:09:00Z', lastSuccessfulTime: '2026-11-29T02:00:10Z' });
+    expect(status).toMatchObject({ active: ['a', 'b'], lastScheduleTime: '2026-11-30T00:09:00Z', lastSuccessfulTime: '2026-11-29T02:00:10Z' });
   });
 
   it('is stable: recomputing from its own output at a later time gives an equal status', () => {
@@ -50,7 +50,7 @@ describe('computeStatus', () => {
 
   it('reports an invalid spec as Ready=False naming the field, with a new transition time', () => {
     const first = computeStatus(schedule(1), child(), { kind: 'InSync' }, T0);
-    const next = computeStatus(schedule(2, first), child(), { kind: 'InvalidSpec', errors: [{ field: 'spec.schedule', message: 'minute 61 is out of range' }] }, T1);
+    const next = computeStatus(schedule(2, first), child(), { kind: 'InvalidSpec', errors: [{ field: 'spec.schedule', message: 'spec.schedule: minute 61 is out of range' }] }, T1);
     expect(next.conditions?.[0]).toEqual({
       type: 'Ready', status: 'False', reason: 'InvalidSpec', message: 'invalid spec: spec.schedule: minute 61 is out of range', observedGeneration: 2, lastTransitionTime: '2026-11-30T01:01:00Z',
     });
@@ -71,7 +71,7 @@ describe('computeStatus', () => {
 
   it.each([
     ['after a name conflict was resolved', { kind: 'ChildNameConflict', childName: 'nightly-etcd', controller: undefined } as const, 1, 'Created'],
-    ['after an invalid spec was fixed in a new generation', { kind: 'InvalidSpec', errors: [{ field: 'spec.schedule', message: 'bad' }] } as const, 2, 'Updated'],
+    ['after an invalid spec was fixed in a new generation', { kind: 'InvalidSpec', errors: [{ field: 'spec.schedule', message: 'spec.schedule: bad' }] } as const, 2, 'Updated'],
   ])('becomes Ready again %s', (_name, earlier, generation, reason) => {
     const before = computeStatus(schedule(1), child(), earlier, T0);
     const after = computeStatus(schedule(generation, before), child(), { kind: 'InSync' }, T1);
@@ -90,7 +90,7 @@ describe('statusEqual', () => {
     [{ observedGeneration: 1 }, { observedGeneration: 1, cronJobName: undefined }, true],
     [{ observedGeneration: 1 }, { observedGeneration: 2 }, false],
     [undefined, {}, true],
-    [{ active: 0 }, {}, false],
+    [{ active: [] }, {}, false],
   ])('compares %j and %j as the server would store them: %s', (a, b, equal) => {
     expect(statusEqual(a, b)).toBe(equal);
   });
