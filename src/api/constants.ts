@@ -1,0 +1,18 @@
+/** API group of the BackupSchedule resource. */
+export const API_GROUP = 'kubelings.dev';
+/** The one served and stored version. */
+export const API_VERSION = 'v1alpha1';
+/** `apiVersion` field value of a BackupSchedule. */
+export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
+/** Kind of the resource. */
+export const KIND = 'BackupSchedule';
+/** Plural resource name (the REST path segment). */
+export const PLURAL = 'backupschedules';
+/** Singular resource name. */
+export const SINGULAR = 'backupschedule';
+/** `kubectl get bks`. */
+export const SHORT_NAMES: readonly string[] = ['bks'];
+/** `kubectl get backup` lists BackupSchedules (and anything else in the category). */
+export const CATEGORIES: readonly string[] = ['backup'];
+/** Name of the CustomResourceDefinition (`<plural>.<group>`). */
+export const CRD_NAME = `${PLURAL}.${API_GROUP}`;

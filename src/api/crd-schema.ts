@@ -1,0 +1,25 @@
+import type { SchemaNode } from './schema.ts';
+
+/** Keywords that exist only for json-schema-to-typescript and are not allowed in a CRD. */
+const TYPESCRIPT_ONLY = new Set(['title', 'tsType', '$schema', '$id']);
+
+/**
+ * The CRD `openAPIV3Schema` derived from the BackupSchedule JSON Schema: the same tree without the
+ * keywords that only the type generator reads. The result uses the wire keys (`x-kubernetes-validations`),
+ * i.e. it is what the synthesized CRD YAML must contain.
+ */
+export function toCrdOpenApiSchema(node: SchemaNode): SchemaNode {
+  return strip(node) as SchemaNode;
+}
+
+function strip(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(strip);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (TYPESCRIPT_ONLY.has(key)) continue;
+    // `default`, `enum` and `x-kubernetes-validations` hold data, not schemas: copy them as they are.
+    out[key] = key === 'default' || key === 'enum' ? child : strip(child);
+  }
+  return out;
+}

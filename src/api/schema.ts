@@ -1,0 +1,329 @@
+/**
+ * The single source of truth for the BackupSchedule API (`kubelings.dev/v1alpha1`): one JSON Schema of
+ * the whole object (spec and status). Three things are derived from it:
+ * - `imports/backupschedule.ts` (TypeScript types, `npm run import`, json-schema-to-typescript);
+ * - the CRD's `openAPIV3Schema` (`toCrdOpenApiSchema`, which strips the TypeScript-only keywords);
+ * - `validateBackupSchedule` (ajv on this schema, plus the CEL rules re-implemented).
+ *
+ * Rules for editing: every property has a `description` (it is what `kubectl explain` prints), every
+ * node a `type` (the CRD must be a structural schema), no `additionalProperties: false` (the API server
+ * prunes unknown fields; the validator adds it itself), and `x-kubernetes-validations` rules must be
+ * mirrored in `cel-rules.ts`.
+ */
+
+/** A JSON Schema node as written here (JSON Schema draft 7 + the `x-kubernetes-*` extensions). */
+export type SchemaNode = { readonly [keyword: string]: unknown };
+
+/** DNS-1123 subdomain: Kubernetes object names (PVCs, Secrets). */
+export const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+/** Five cron fields or one of the macros the CronJob controller (robfig/cron) accepts. */
+export const SCHEDULE_PATTERN =
+  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+)$';
+
+/** A Kubernetes resource quantity (`resource.Quantity`), string form. */
+export const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+
+const quantity = (what: string): SchemaNode => ({
+  type: 'string',
+  pattern: QUANTITY_PATTERN,
+  description: `${what} as a Kubernetes quantity, e.g. "500m" or "256Mi".`,
+});
+
+const resourceList: SchemaNode = {
+  type: 'object',
+  title: 'ResourceList',
+  description: 'Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).',
+  properties: {
+    cpu: quantity('CPU'),
+    memory: quantity('Memory'),
+    'ephemeral-storage': quantity('Local ephemeral storage'),
+  },
+};
+
+const claimName: SchemaNode = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 253,
+  pattern: DNS1123_SUBDOMAIN,
+  description: 'Name of a PersistentVolumeClaim in the BackupSchedule\'s namespace.',
+};
+
+const condition: SchemaNode = {
+  type: 'object',
+  title: 'Condition',
+  description: 'One aspect of the current state (Kubernetes API conventions, metav1.Condition).',
+  required: ['type', 'status', 'reason', 'message', 'lastTransitionTime'],
+  properties: {
+    type: { type: 'string', maxLength: 316, description: 'Type of the condition in CamelCase, e.g. Ready.' },
+    status: { type: 'string', enum: ['True', 'False', 'Unknown'], description: 'Status of the condition.' },
+    reason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+      description: 'Programmatic identifier of the reason for the last transition, in CamelCase.',
+    },
+    message: { type: 'string', maxLength: 32768, description: 'Human-readable details of the last transition.' },
+    observedGeneration: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 0,
+      description: 'metadata.generation of the BackupSchedule the condition was set from.',
+    },
+    lastTransitionTime: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the condition last changed from one status to another.',
+    },
+  },
+};
+
+/** The BackupSchedule JSON Schema (object root: apiVersion, kind, metadata, spec, status). */
+export const backupScheduleSchema: SchemaNode = {
+  type: 'object',
+  title: 'BackupSchedule',
+  description:
+    'BackupSchedule backs up etcd or a PersistentVolumeClaim on a cron schedule into a PersistentVolumeClaim, ' +
+    'keeping the last N backups. The operator reconciles each BackupSchedule into a CronJob of the same namespace.',
+  required: ['spec'],
+  properties: {
+    apiVersion: {
+      type: 'string',
+      description: 'APIVersion defines the versioned schema of this representation of an object.',
+    },
+    kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+    metadata: { type: 'object', tsType: 'ObjectMeta', description: 'Standard object metadata.' },
+    spec: {
+      type: 'object',
+      title: 'BackupScheduleSpec',
+      description: 'What to back up, when, where to, and how many backups to keep.',
+      required: ['schedule', 'source', 'destination'],
+      'x-kubernetes-validations': [
+        {
+          rule:
+            '!has(self.source.persistentVolumeClaim) || ' +
+            'self.source.persistentVolumeClaim.claimName != self.destination.persistentVolumeClaim.claimName',
+          message: 'source.persistentVolumeClaim.claimName must differ from destination.persistentVolumeClaim.claimName',
+          fieldPath: '.destination.persistentVolumeClaim.claimName',
+        },
+      ],
+      properties: {
+        schedule: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          pattern: SCHEDULE_PATTERN,
+          description:
+            'Cron schedule in the five-field format ("0 2 * * *") or a macro (@hourly, @daily, @weekly, ' +
+            '@monthly, @yearly). Time zones go in timeZone, not in the schedule.',
+        },
+        timeZone: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$',
+          description: 'IANA time zone name for the schedule, e.g. "Europe/Berlin"; passed to the CronJob\'s spec.timeZone. Defaults to the kube-controller-manager\'s zone.',
+        },
+        suspend: {
+          type: 'boolean',
+          default: false,
+          description: 'Suspend stops scheduling new backups; running backups are not stopped.',
+        },
+        source: {
+          type: 'object',
+          title: 'BackupSource',
+          description: 'What to back up: exactly one of etcd or persistentVolumeClaim.',
+          'x-kubernetes-validations': [
+            {
+              rule: '(has(self.etcd) ? 1 : 0) + (has(self.persistentVolumeClaim) ? 1 : 0) == 1',
+              message: 'exactly one of etcd or persistentVolumeClaim must be set',
+            },
+          ],
+          properties: {
+            etcd: {
+              type: 'object',
+              title: 'EtcdSource',
+              description: 'Take an etcd snapshot from one of the endpoints.',
+              required: ['endpoints'],
+              'x-kubernetes-validations': [
+                {
+                  rule: "!has(self.tlsSecretName) || self.endpoints.all(e, e.startsWith('https://'))",
+                  message: 'endpoints must use https:// when tlsSecretName is set',
+                  fieldPath: '.endpoints',
+                },
+              ],
+              properties: {
+                endpoints: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 9,
+                  'x-kubernetes-list-type': 'set',
+                  description: 'etcd client URLs, e.g. https://etcd-0.etcd:2379.',
+                  items: {
+                    type: 'string',
+                    maxLength: 256,
+                    pattern: '^https?://[^\\s/]+(:[0-9]{1,5})?/?$',
+                    description: 'One etcd client URL (http:// or https://host:port).',
+                  },
+                },
+                tlsSecretName: {
+                  type: 'string',
+                  maxLength: 253,
+                  pattern: DNS1123_SUBDOMAIN,
+                  description:
+                    'Secret with the client certificate (tls.crt, tls.key) and CA (ca.crt) for etcd; mounted read-only.',
+                },
+              },
+            },
+            persistentVolumeClaim: {
+              type: 'object',
+              title: 'PersistentVolumeClaimSource',
+              description: 'Archive the contents of a PersistentVolumeClaim (mounted read-only).',
+              required: ['claimName'],
+              properties: { claimName },
+            },
+          },
+        },
+        destination: {
+          type: 'object',
+          title: 'BackupDestination',
+          description: 'Where backups are written.',
+          required: ['persistentVolumeClaim'],
+          properties: {
+            persistentVolumeClaim: {
+              type: 'object',
+              title: 'PersistentVolumeClaimDestination',
+              description: 'A PersistentVolumeClaim that receives the backups.',
+              required: ['claimName'],
+              properties: {
+                claimName,
+                path: {
+                  type: 'string',
+                  maxLength: 1024,
+                  pattern: '^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$',
+                  'x-kubernetes-validations': [
+                    { rule: "!self.split('/').exists(s, s == '..')", message: 'path must not contain ".." segments' },
+                  ],
+                  description: 'Directory inside the claim, relative, without ".." segments. Defaults to the claim\'s root.',
+                },
+              },
+            },
+          },
+        },
+        retention: {
+          type: 'object',
+          title: 'Retention',
+          default: {},
+          description: 'How many backups to keep.',
+          properties: {
+            keepLast: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1000,
+              default: 7,
+              description: 'Number of most recent backups to keep; older ones are deleted after a successful backup.',
+            },
+          },
+        },
+        concurrencyPolicy: {
+          type: 'string',
+          enum: ['Allow', 'Forbid', 'Replace'],
+          default: 'Forbid',
+          description: 'What to do when a backup is still running at the next schedule (CronJob concurrencyPolicy). Forbid: backups must not overlap.',
+        },
+        startingDeadlineSeconds: {
+          type: 'integer',
+          format: 'int64',
+          minimum: 0,
+          maximum: 86400,
+          description: 'Deadline in seconds for starting a backup that missed its scheduled time.',
+        },
+        successfulJobsHistoryLimit: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          maximum: 100,
+          default: 3,
+          description: 'Number of successful backup Jobs to keep.',
+        },
+        failedJobsHistoryLimit: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          maximum: 100,
+          default: 1,
+          description: 'Number of failed backup Jobs to keep.',
+        },
+        backoffLimit: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          maximum: 20,
+          default: 3,
+          description: 'Retries of a failed backup before its Job is marked failed.',
+        },
+        activeDeadlineSeconds: {
+          type: 'integer',
+          format: 'int64',
+          minimum: 1,
+          description: 'Maximum duration of one backup Job in seconds; unset means no limit.',
+        },
+        resources: {
+          type: 'object',
+          title: 'BackupResources',
+          description: 'Compute resources of the backup container. Defaults: requests cpu 100m, memory 128Mi; limits memory 512Mi.',
+          properties: {
+            requests: resourceList,
+            limits: resourceList,
+          },
+        },
+        image: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 512,
+          pattern: '^[^\\s]+$',
+          description: 'Container image that runs the backup (its "backup" subcommand). Defaults to the operator\'s --backup-image.',
+        },
+      },
+    },
+    status: {
+      type: 'object',
+      title: 'BackupScheduleStatus',
+      description: 'Observed state, written only by the controller through the status subresource.',
+      properties: {
+        observedGeneration: {
+          type: 'integer',
+          format: 'int64',
+          minimum: 0,
+          description: 'metadata.generation the controller last acted on.',
+        },
+        cronJobName: { type: 'string', maxLength: 52, description: 'Name of the child CronJob.' },
+        lastScheduleTime: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When a backup was last scheduled (from the CronJob\'s status).',
+        },
+        lastSuccessfulTime: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When a backup last completed successfully (from the CronJob\'s status).',
+        },
+        active: {
+          type: 'array',
+          'x-kubernetes-list-type': 'set',
+          description: 'Names of the backup Jobs currently running.',
+          items: { type: 'string', description: 'Name of a running Job.' },
+        },
+        conditions: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['type'],
+          description: 'Current conditions; Ready is True when the CronJob matches the spec.',
+          items: condition,
+        },
+      },
+    },
+  },
+};

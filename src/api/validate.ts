@@ -1,0 +1,146 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { CronExpressionParser } from 'cron-parser';
+import { CEL_RULES } from './cel-rules.ts';
+import { GROUP_VERSION, KIND } from './constants.ts';
+import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
+
+/** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
+export interface FieldError {
+  /** Dotted path of the offending field, e.g. `spec.retention.keepLast`. */
+  readonly field: string;
+  /** What is wrong, starting with the field's path, e.g. `spec.retention.keepLast: must be <= 1000`. */
+  readonly message: string;
+}
+
+// ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * The schema as the validator sees it: unknown properties are errors (the API server would silently
+ * prune them, which hides typos such as `keeplast`), except at the root where metadata lives.
+ */
+function closeObjects(node: unknown, isRoot: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => closeObjects(n, false));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node)) {
+    out[key] = key === 'default' || key === 'enum' ? child : closeObjects(child, false);
+  }
+  if (out['properties'] !== undefined && !isRoot) out['additionalProperties'] = false;
+  return out;
+}
+
+let compiled: ValidateFunction | undefined;
+function schemaValidator(): ValidateFunction {
+  if (compiled !== undefined) return compiled;
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+  addFormats(ajv);
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  for (const keyword of ['x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'tsType']) {
+    ajv.addKeyword(keyword);
+  }
+  compiled = ajv.compile(closeObjects(backupScheduleSchema, true) as SchemaNode);
+  return compiled;
+}
+
+function pointerToField(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`))
+    .join('')
+    .replace(/^\./, '');
+}
+
+function fromAjv(error: ErrorObject): FieldError {
+  let field = pointerToField(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  let message = error.message ?? 'is invalid';
+  if (error.keyword === 'required') {
+    field = field === '' ? String(params['missingProperty']) : `${field}.${String(params['missingProperty'])}`;
+    message = 'is required';
+  } else if (error.keyword === 'additionalProperties') {
+    field = `${field}.${String(params['additionalProperty'])}`;
+    message = 'is not a known field';
+  } else if (error.keyword === 'enum') {
+    message = `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return { field: field === '' ? '(root)' : field, message: `${field === '' ? '(root)' : field}: ${message}` };
+}
+
+function at(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const name of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[name];
+  }
+  return current;
+}
+
+const fieldError = (field: string, problem: string): FieldError => ({ field, message: `${field}: ${problem}` });
+
+/**
+ * Checks a BackupSchedule the way the API server does with the CRD (the JSON Schema, including bounds,
+ * patterns and enums, and the CEL cross-field rules) plus what the CronJob API would reject later: the
+ * cron syntax (cron-parser) and the time zone name. Unknown fields are reported too. Returns every
+ * problem found; an empty array means valid.
+ */
+export function validateBackupSchedule(obj: unknown): FieldError[] {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    return [fieldError('(root)', 'must be an object')];
+  }
+  const validate = schemaValidator();
+  const errors: FieldError[] = validate(obj) ? [] : (validate.errors ?? []).map(fromAjv);
+  const record = obj as Record<string, unknown>;
+
+  if (record['apiVersion'] !== undefined && record['apiVersion'] !== GROUP_VERSION) {
+    errors.push(fieldError('apiVersion', `must be "${GROUP_VERSION}", got ${JSON.stringify(record['apiVersion'])}`));
+  }
+  if (record['kind'] !== undefined && record['kind'] !== KIND) {
+    errors.push(fieldError('kind', `must be "${KIND}", got ${JSON.stringify(record['kind'])}`));
+  }
+  const name = at(obj, ['metadata', 'name']);
+  if (typeof name !== 'string' || name === '') {
+    errors.push(fieldError('metadata.name', 'is required'));
+  } else if (name.length > 253 || !new RegExp(DNS1123_SUBDOMAIN).test(name)) {
+    errors.push(fieldError('metadata.name', 'must be a DNS-1123 subdomain of at most 253 characters'));
+  }
+
+  // Like the API server, evaluate CEL rules only on nodes that passed the schema checks.
+  const failed = new Set(errors.map((e) => e.field));
+  const schemaValid = (field: string): boolean => ![...failed].some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`));
+  for (const rule of CEL_RULES) {
+    const value = at(obj, rule.path);
+    const field = rule.path.join('.');
+    if (value === undefined || !schemaValid(field)) continue;
+    const self = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : { value };
+    if (!rule.check(self)) errors.push(fieldError(`${field}${rule.fieldPath ?? ''}`, rule.message));
+  }
+
+  const schedule = at(obj, ['spec', 'schedule']);
+  if (typeof schedule === 'string' && schemaValid('spec.schedule')) {
+    try {
+      // cron-parser lacks @midnight, which robfig/cron (the CronJob controller's parser) accepts as @daily.
+      CronExpressionParser.parse(schedule === '@midnight' ? '@daily' : schedule, { strict: false });
+    } catch (error) {
+      errors.push(fieldError('spec.schedule', `invalid cron expression ${JSON.stringify(schedule)}: ${(error as Error).message}`));
+    }
+  }
+  const timeZone = at(obj, ['spec', 'timeZone']);
+  if (typeof timeZone === 'string' && schemaValid('spec.timeZone') && !isKnownTimeZone(timeZone)) {
+    errors.push(fieldError('spec.timeZone', `unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "Europe/Berlin"`));
+  }
+  return errors;
+}
+
+function isKnownTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

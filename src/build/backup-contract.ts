@@ -1,0 +1,34 @@
+/**
+ * The contract between buildCronJob and the `backup` subcommand of the project image (the runner is
+ * implemented later; README "Backup container contract" documents the same).
+ *
+ *   <image entrypoint> backup --source=etcd --etcd-endpoints=<url,url> [--etcd-tls-dir=/etc/backup/etcd-tls]
+ *                             --destination-dir=/backup/destination[/<path>] --keep-last=<N>
+ *   <image entrypoint> backup --source=pvc --source-dir=/backup/source
+ *                             --destination-dir=/backup/destination[/<path>] --keep-last=<N>
+ *
+ * Environment: BACKUP_SCHEDULE_NAMESPACE, BACKUP_SCHEDULE_NAME (the owner), TMPDIR=/tmp.
+ * Mounts: the destination claim read-write at /backup/destination; a source claim read-only at
+ * /backup/source; the etcd TLS Secret read-only at /etc/backup/etcd-tls (ca.crt, tls.crt, tls.key);
+ * a writable emptyDir at /tmp (the root filesystem is read-only).
+ * Exit code 0 = backup written and old ones pruned to keep-last; anything else = failed (Job retries).
+ */
+
+/** First argument of the container: selects the runner in the project image. */
+export const BACKUP_SUBCOMMAND = 'backup';
+/** Mount path of the destination claim. */
+export const DESTINATION_MOUNT_PATH = '/backup/destination';
+/** Mount path of a source claim (read-only). */
+export const SOURCE_MOUNT_PATH = '/backup/source';
+/** Mount path of the etcd client TLS Secret (read-only). */
+export const ETCD_TLS_MOUNT_PATH = '/etc/backup/etcd-tls';
+/** Mount path of the writable scratch directory. */
+export const TMP_MOUNT_PATH = '/tmp';
+/** Env var: namespace of the owning BackupSchedule. */
+export const ENV_SCHEDULE_NAMESPACE = 'BACKUP_SCHEDULE_NAMESPACE';
+/** Env var: name of the owning BackupSchedule. */
+export const ENV_SCHEDULE_NAME = 'BACKUP_SCHEDULE_NAME';
+/** Name of the backup container in the Pod template. */
+export const BACKUP_CONTAINER_NAME = 'backup';
+/** UID/GID the backup runs as (the distroless "nonroot" user). */
+export const BACKUP_USER_ID = 65532;

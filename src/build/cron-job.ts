@@ -1,0 +1,154 @@
+import type { ICronJob } from 'kubernetes-models/batch/v1/CronJob';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
+import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
+import type { BackupSchedule, BackupScheduleSpec, ResourceList } from '../api/index.ts';
+import { SPEC_DEFAULTS, validateBackupSchedule } from '../api/index.ts';
+import {
+  BACKUP_CONTAINER_NAME,
+  BACKUP_SUBCOMMAND,
+  BACKUP_USER_ID,
+  DESTINATION_MOUNT_PATH,
+  ENV_SCHEDULE_NAME,
+  ENV_SCHEDULE_NAMESPACE,
+  ETCD_TLS_MOUNT_PATH,
+  SOURCE_MOUNT_PATH,
+  TMP_MOUNT_PATH,
+} from './backup-contract.ts';
+import { DEFAULT_IMAGE } from './image.ts';
+import { childLabels } from './labels.ts';
+import { childName, childNamespace, ownerName, ownerReference } from './owner-reference.ts';
+
+/** A batch/v1 CronJob as plain JSON data, exactly as sent to the API server. */
+export type CronJob = ICronJob;
+
+/** Options of buildCronJob. */
+export interface BuildOptions {
+  /**
+   * Image of the backup container when the spec sets none (the controller passes its `--backup-image`).
+   * @default DEFAULT_IMAGE
+   */
+  readonly image?: string;
+}
+
+/** Resources of the backup container when the spec sets none. */
+export const DEFAULT_BACKUP_RESOURCES: { readonly requests: ResourceList; readonly limits: ResourceList } = {
+  requests: { cpu: '100m', memory: '128Mi' },
+  limits: { memory: '512Mi' },
+};
+
+function backupArgs(spec: BackupScheduleSpec): string[] {
+  const destination = spec.destination.persistentVolumeClaim.path;
+  const args = [BACKUP_SUBCOMMAND];
+  if (spec.source.etcd !== undefined) {
+    args.push('--source=etcd', `--etcd-endpoints=${spec.source.etcd.endpoints.join(',')}`);
+    if (spec.source.etcd.tlsSecretName !== undefined) args.push(`--etcd-tls-dir=${ETCD_TLS_MOUNT_PATH}`);
+  } else {
+    args.push('--source=pvc', `--source-dir=${SOURCE_MOUNT_PATH}`);
+  }
+  args.push(
+    `--destination-dir=${destination === undefined ? DESTINATION_MOUNT_PATH : `${DESTINATION_MOUNT_PATH}/${destination}`}`,
+    `--keep-last=${spec.retention?.keepLast ?? SPEC_DEFAULTS.keepLast}`,
+  );
+  return args;
+}
+
+function volumesAndMounts(spec: BackupScheduleSpec): { volumes: IVolume[]; mounts: IVolumeMount[] } {
+  const volumes: IVolume[] = [
+    { name: 'destination', persistentVolumeClaim: { claimName: spec.destination.persistentVolumeClaim.claimName } },
+  ];
+  const mounts: IVolumeMount[] = [{ name: 'destination', mountPath: DESTINATION_MOUNT_PATH }];
+  const { etcd, persistentVolumeClaim } = spec.source;
+  if (persistentVolumeClaim !== undefined) {
+    volumes.push({ name: 'source', persistentVolumeClaim: { claimName: persistentVolumeClaim.claimName, readOnly: true } });
+    mounts.push({ name: 'source', mountPath: SOURCE_MOUNT_PATH, readOnly: true });
+  }
+  if (etcd?.tlsSecretName !== undefined) {
+    // 0440 + fsGroup: readable by the non-root backup user only.
+    volumes.push({ name: 'etcd-tls', secret: { secretName: etcd.tlsSecretName, defaultMode: 0o440 } });
+    mounts.push({ name: 'etcd-tls', mountPath: ETCD_TLS_MOUNT_PATH, readOnly: true });
+  }
+  volumes.push({ name: 'tmp', emptyDir: {} });
+  mounts.push({ name: 'tmp', mountPath: TMP_MOUNT_PATH });
+  return { volumes, mounts };
+}
+
+/**
+ * The desired child CronJob of a BackupSchedule. Pure and deterministic: the same input always gives
+ * the same object with the same key order (so its YAML/JSON is byte-identical). Only fields the
+ * operator owns are set; the API server's defaults (dnsPolicy, terminationMessagePath, …) are left out,
+ * so a drift check must compare these fields only.
+ *
+ * @throws Error naming the field when the BackupSchedule is invalid (validateBackupSchedule) or lacks
+ *   metadata.name/namespace/uid.
+ */
+export function buildCronJob(schedule: BackupSchedule, options: BuildOptions = {}): CronJob {
+  const problems = validateBackupSchedule(schedule);
+  if (problems.length > 0) {
+    throw new Error(`invalid BackupSchedule ${schedule.metadata?.namespace ?? ''}/${schedule.metadata?.name ?? ''}: ${problems.map((p) => p.message).join('; ')}`);
+  }
+  const { spec } = schedule;
+  const name = childName(schedule);
+  const namespace = childNamespace(schedule);
+  const labels = childLabels(ownerName(schedule));
+  const { volumes, mounts } = volumesAndMounts(spec);
+  const resources = spec.resources ?? DEFAULT_BACKUP_RESOURCES;
+
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: { name, namespace, labels: { ...labels }, ownerReferences: [ownerReference(schedule)] },
+    spec: {
+      schedule: spec.schedule,
+      ...(spec.timeZone === undefined ? {} : { timeZone: spec.timeZone }),
+      suspend: spec.suspend ?? SPEC_DEFAULTS.suspend,
+      concurrencyPolicy: spec.concurrencyPolicy ?? SPEC_DEFAULTS.concurrencyPolicy,
+      ...(spec.startingDeadlineSeconds === undefined ? {} : { startingDeadlineSeconds: spec.startingDeadlineSeconds }),
+      successfulJobsHistoryLimit: spec.successfulJobsHistoryLimit ?? SPEC_DEFAULTS.successfulJobsHistoryLimit,
+      failedJobsHistoryLimit: spec.failedJobsHistoryLimit ?? SPEC_DEFAULTS.failedJobsHistoryLimit,
+      jobTemplate: {
+        metadata: { labels: { ...labels } },
+        spec: {
+          backoffLimit: spec.backoffLimit ?? SPEC_DEFAULTS.backoffLimit,
+          ...(spec.activeDeadlineSeconds === undefined ? {} : { activeDeadlineSeconds: spec.activeDeadlineSeconds }),
+          template: {
+            metadata: { labels: { ...labels } },
+            spec: {
+              // Never: each retry is a fresh Pod whose logs survive; backoffLimit counts them.
+              restartPolicy: 'Never',
+              // The runner needs no Kubernetes API access.
+              automountServiceAccountToken: false,
+              securityContext: {
+                runAsNonRoot: true,
+                runAsUser: BACKUP_USER_ID,
+                runAsGroup: BACKUP_USER_ID,
+                fsGroup: BACKUP_USER_ID,
+                seccompProfile: { type: 'RuntimeDefault' },
+              },
+              containers: [
+                {
+                  name: BACKUP_CONTAINER_NAME,
+                  image: spec.image ?? options.image ?? DEFAULT_IMAGE,
+                  args: backupArgs(spec),
+                  env: [
+                    { name: ENV_SCHEDULE_NAMESPACE, value: namespace },
+                    { name: ENV_SCHEDULE_NAME, value: ownerName(schedule) },
+                    { name: 'TMPDIR', value: TMP_MOUNT_PATH },
+                  ],
+                  resources: structuredClone(resources) as { requests?: Record<string, string>; limits?: Record<string, string> },
+                  securityContext: {
+                    allowPrivilegeEscalation: false,
+                    readOnlyRootFilesystem: true,
+                    runAsNonRoot: true,
+                    capabilities: { drop: ['ALL'] },
+                  },
+                  volumeMounts: mounts,
+                },
+              ],
+              volumes,
+            },
+          },
+        },
+      },
+    },
+  };
+}
