@@ -1,0 +1,143 @@
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-28';
+import { DEFAULT_IMAGE } from '../build/index.ts';
+import { SyncWave, syncWave } from './sync-wave.ts';
+
+/** Port of the Prometheus metrics endpoint (`--metrics-bind-address`). */
+export const METRICS_PORT = 8080;
+/** Port of /healthz and /readyz (`--health-probe-bind-address`). */
+export const HEALTH_PORT = 8081;
+
+/** Props of ControllerDeployment. */
+export interface ControllerDeploymentProps {
+  /** Name of the Deployment (and its selector's instance label). */
+  readonly name: string;
+  /** Namespace of the Deployment. */
+  readonly namespace: string;
+  /** ServiceAccount the Pods run as. */
+  readonly serviceAccountName: string;
+  /** Leader-election Lease name (`--lease-name`). */
+  readonly leaseName: string;
+  /** Leader-election Lease namespace (`--lease-namespace`). */
+  readonly leaseNamespace: string;
+  /**
+   * Image of the controller, also passed as `--backup-image` for the backup Jobs.
+   * @default DEFAULT_IMAGE
+   */
+  readonly image?: string;
+  /**
+   * Replicas; one leads, the others wait on the Lease.
+   * @default 2
+   */
+  readonly replicas?: number;
+  /**
+   * Namespaces to watch (`--namespace`, repeated); empty = all namespaces.
+   * @default []
+   */
+  readonly watchedNamespaces?: readonly string[];
+  /**
+   * Parallel reconciles (`--concurrency`).
+   * @default 2
+   */
+  readonly concurrency?: number;
+  /**
+   * `--log-level`.
+   * @default 'info'
+   */
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /**
+   * Labels on the Deployment and its Pods; the selector uses only the stable name/instance pair.
+   * @default {}
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** The controller's command-line flags (issue 5), in a fixed order. */
+export function controllerArgs(props: ControllerDeploymentProps): string[] {
+  return [
+    '--leader-elect',
+    `--lease-name=${props.leaseName}`,
+    `--lease-namespace=${props.leaseNamespace}`,
+    `--metrics-bind-address=:${METRICS_PORT}`,
+    `--health-probe-bind-address=:${HEALTH_PORT}`,
+    `--concurrency=${props.concurrency ?? 2}`,
+    `--log-level=${props.logLevel ?? 'info'}`,
+    '--log-format=json',
+    ...(props.watchedNamespaces ?? []).map((ns) => `--namespace=${ns}`),
+    `--backup-image=${props.image ?? DEFAULT_IMAGE}`,
+  ];
+}
+
+/**
+ * The controller Deployment: restricted Pod Security, its own token mounted (it talks to the API),
+ * probes on /healthz and /readyz, a metrics port, modest resources, 2 replicas with leader election,
+ * and an explicit selector (no cdk8s hashed labels). The image's entrypoint is the controller bundle,
+ * so only `args` are set.
+ */
+export class ControllerDeployment extends Construct {
+  /** The Deployment API object. */
+  public readonly deployment: k8s.KubeDeployment;
+
+  public constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
+    super(scope, id);
+    const selector = { 'app.kubernetes.io/name': 'backupschedule-operator', 'app.kubernetes.io/instance': props.name };
+    const labels = { ...(props.labels ?? {}), ...selector, 'app.kubernetes.io/component': 'controller' };
+    const probe = (path: string, periodSeconds: number): k8s.Probe => ({
+      httpGet: { path, port: k8s.IntOrString.fromString('health') },
+      periodSeconds,
+      timeoutSeconds: 2,
+      failureThreshold: 3,
+    });
+    this.deployment = new k8s.KubeDeployment(this, 'Resource', {
+      metadata: { name: props.name, namespace: props.namespace, labels, annotations: syncWave(SyncWave.controller) },
+      spec: {
+        replicas: props.replicas ?? 2,
+        revisionHistoryLimit: 3,
+        selector: { matchLabels: selector },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(1), maxSurge: k8s.IntOrString.fromNumber(1) } },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: props.serviceAccountName,
+            // The controller calls the API server with its ServiceAccount token (cdk8s-plus defaults to false).
+            automountServiceAccountToken: true,
+            // Lease 15 s: a successor takes over quickly; the old leader stops writing before that.
+            terminationGracePeriodSeconds: 30,
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: 65532,
+              runAsGroup: 65532,
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
+            containers: [
+              {
+                name: 'controller',
+                image: props.image ?? DEFAULT_IMAGE,
+                imagePullPolicy: 'IfNotPresent',
+                args: controllerArgs(props),
+                ports: [
+                  { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
+                  { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+                ],
+                livenessProbe: { ...probe('/healthz', 20), initialDelaySeconds: 5 },
+                readinessProbe: { ...probe('/readyz', 10), initialDelaySeconds: 2 },
+                resources: {
+                  requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('64Mi') },
+                  limits: { memory: k8s.Quantity.fromString('256Mi') },
+                },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  capabilities: { drop: ['ALL'] },
+                },
+                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              },
+            ],
+            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+          },
+        },
+      },
+    });
+  }
+}

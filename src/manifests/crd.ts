@@ -1,0 +1,66 @@
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-28';
+import {
+  API_GROUP,
+  API_VERSION,
+  backupScheduleSchema,
+  CATEGORIES,
+  CRD_NAME,
+  KIND,
+  PLURAL,
+  SHORT_NAMES,
+  SINGULAR,
+  toCrdOpenApiSchema,
+} from '../api/index.ts';
+import { toJsonSchemaProps } from './json-schema-props.ts';
+import { SyncWave, syncWave } from './sync-wave.ts';
+
+/** Props of BackupScheduleCrd. */
+export interface BackupScheduleCrdProps {
+  /**
+   * Labels on the CRD object.
+   * @default {}
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** `kubectl get bks` columns, in kubebuilder style. */
+export const PRINTER_COLUMNS: readonly k8s.CustomResourceColumnDefinition[] = [
+  { name: 'Schedule', type: 'string', jsonPath: '.spec.schedule', description: 'Cron schedule of the backups.' },
+  { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend', description: 'Whether scheduling is suspended.' },
+  { name: 'Last Schedule', type: 'date', jsonPath: '.status.lastScheduleTime', description: 'When a backup was last scheduled.' },
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Ready condition status.' },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+/**
+ * The `backupschedules.kubelings.dev` CustomResourceDefinition: namespaced, one version `v1alpha1`
+ * (served, stored), the status subresource, printer columns, short name `bks`, category `backup`, and
+ * the openAPIV3Schema derived from src/api/schema.ts (descriptions, defaults, bounds, patterns, CEL).
+ */
+export class BackupScheduleCrd extends Construct {
+  /** The CRD API object. */
+  public readonly crd: k8s.KubeCustomResourceDefinition;
+
+  public constructor(scope: Construct, id: string, props: BackupScheduleCrdProps = {}) {
+    super(scope, id);
+    this.crd = new k8s.KubeCustomResourceDefinition(this, 'Resource', {
+      metadata: { name: CRD_NAME, labels: { ...(props.labels ?? {}) }, annotations: syncWave(SyncWave.crd) },
+      spec: {
+        group: API_GROUP,
+        scope: 'Namespaced',
+        names: { kind: KIND, listKind: `${KIND}List`, plural: PLURAL, singular: SINGULAR, shortNames: [...SHORT_NAMES], categories: [...CATEGORIES] },
+        versions: [
+          {
+            name: API_VERSION,
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            additionalPrinterColumns: [...PRINTER_COLUMNS],
+            schema: { openApiv3Schema: toJsonSchemaProps(toCrdOpenApiSchema(backupScheduleSchema)) },
+          },
+        ],
+      },
+    });
+  }
+}

@@ -1,0 +1,64 @@
+import { Construct } from 'constructs';
+import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { GROUP_VERSION, KIND, type BackupSchedule } from '../api/index.ts';
+import { SyncWave, syncWave } from './sync-wave.ts';
+
+/** Props of ExampleSchedule. */
+export interface ExampleScheduleProps {
+  /**
+   * Namespace of the example (created too).
+   * @default 'kubelings'
+   */
+  readonly namespace?: string;
+  /**
+   * Labels on the example objects.
+   * @default {}
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** The example spec: back up etcd at 02:00 every night, keep the last 7. Typed by the generated API. */
+export function nightlyEtcd(namespace: string): BackupSchedule {
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: KIND,
+    metadata: { name: 'nightly-etcd', namespace },
+    spec: {
+      schedule: '0 2 * * *',
+      timeZone: 'Etc/UTC',
+      source: { etcd: { endpoints: ['https://etcd-0.etcd:2379'], tlsSecretName: 'etcd-client-tls' } },
+      destination: { persistentVolumeClaim: { claimName: 'etcd-backups', path: 'nightly' } },
+      retention: { keepLast: 7 },
+    },
+  };
+}
+
+/**
+ * The lesson's example, `kubelings/nightly-etcd`, with its Namespace. Applied last (Argo CD wave 2,
+ * and SkipDryRunOnMissingResource so the first sync does not fail before the CRD exists).
+ */
+export class ExampleSchedule extends Construct {
+  /** The BackupSchedule API object. */
+  public readonly schedule: ApiObject;
+
+  public constructor(scope: Construct, id: string, props: ExampleScheduleProps = {}) {
+    super(scope, id);
+    const namespace = props.namespace ?? 'kubelings';
+    const labels = { ...(props.labels ?? {}) };
+    new k8s.KubeNamespace(this, 'Namespace', {
+      metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
+    });
+    const example = nightlyEtcd(namespace);
+    this.schedule = new ApiObject(this, 'Resource', {
+      apiVersion: GROUP_VERSION,
+      kind: KIND,
+      metadata: {
+        ...example.metadata,
+        labels,
+        annotations: { ...syncWave(SyncWave.example), 'argocd.argoproj.io/sync-options': 'SkipDryRunOnMissingResource=true' },
+      },
+      spec: example.spec,
+    });
+  }
+}

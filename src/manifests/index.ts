@@ -1,0 +1,10 @@
+/** cdk8s constructs of the operator and the synth entry point. */
+export { BackupScheduleCrd, PRINTER_COLUMNS, type BackupScheduleCrdProps } from './crd.ts';
+export { OperatorRbac, CLUSTER_RULES, leaseRules, type OperatorRbacProps } from './operator-rbac.ts';
+export { LeaderLease, type LeaderLeaseProps } from './leader-lease.ts';
+export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, type ControllerDeploymentProps } from './controller-deployment.ts';
+export { ExampleSchedule, nightlyEtcd, type ExampleScheduleProps } from './example-schedule.ts';
+export { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
+export { synthesize, KUSTOMIZATION_FILE } from './synthesize.ts';
+export { SYNC_WAVE_ANNOTATION, SyncWave, syncWave } from './sync-wave.ts';
+export { toJsonSchemaProps } from './json-schema-props.ts';

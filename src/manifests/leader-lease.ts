@@ -1,0 +1,39 @@
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-28';
+import { SyncWave, syncWave } from './sync-wave.ts';
+
+/** Props of LeaderLease. */
+export interface LeaderLeaseProps {
+  /** Name of the Lease (the controller's `--lease-name`). */
+  readonly name: string;
+  /** Namespace of the Lease (the controller's `--lease-namespace`). */
+  readonly namespace: string;
+  /**
+   * Labels on the Lease.
+   * @default {}
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The leader-election Lease, shipped with an empty spec: the controller only needs get + update on it
+ * (no create), and a GitOps tool that applies the empty spec never owns the holder fields the
+ * controller renews.
+ */
+export class LeaderLease extends Construct {
+  /** The Lease API object. */
+  public readonly lease: k8s.KubeLease;
+
+  public constructor(scope: Construct, id: string, props: LeaderLeaseProps) {
+    super(scope, id);
+    this.lease = new k8s.KubeLease(this, 'Resource', {
+      metadata: {
+        name: props.name,
+        namespace: props.namespace,
+        labels: { ...(props.labels ?? {}) },
+        annotations: syncWave(SyncWave.rbac),
+      },
+      spec: {},
+    });
+  }
+}

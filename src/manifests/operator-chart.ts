@@ -1,0 +1,75 @@
+import { Construct } from 'constructs';
+import { Chart } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { DEFAULT_IMAGE, OPERATOR_NAME } from '../build/index.ts';
+import { ControllerDeployment } from './controller-deployment.ts';
+import { BackupScheduleCrd } from './crd.ts';
+import { ExampleSchedule } from './example-schedule.ts';
+import { LeaderLease } from './leader-lease.ts';
+import { OperatorRbac } from './operator-rbac.ts';
+import { SyncWave, syncWave } from './sync-wave.ts';
+
+/** Props of OperatorChart: what a user of the synth may choose. */
+export interface OperatorChartProps {
+  /**
+   * Namespace of the controller, its ServiceAccount and its Lease (created by the chart).
+   * @default 'backupschedule-system'
+   */
+  readonly namespace?: string;
+  /**
+   * Image of the controller and of the backup Jobs.
+   * @default DEFAULT_IMAGE
+   */
+  readonly image?: string;
+  /**
+   * Controller replicas (leader election keeps one active).
+   * @default 2
+   */
+  readonly replicas?: number;
+  /**
+   * Namespaces the controller watches; empty = all. The ClusterRole stays cluster-wide either way.
+   * @default []
+   */
+  readonly watchedNamespaces?: readonly string[];
+  /**
+   * Name of the leader-election Lease.
+   * @default 'backupschedule-operator-leader'
+   */
+  readonly leaseName?: string;
+  /**
+   * Include the example `kubelings/nightly-etcd` BackupSchedule and its Namespace.
+   * @default true
+   */
+  readonly includeExample?: boolean;
+}
+
+/**
+ * Everything the operator needs in a cluster: Namespace, CRD, RBAC, Lease, controller Deployment and
+ * (optionally) the example BackupSchedule. Names are explicit; nothing carries a cdk8s hash.
+ */
+export class OperatorChart extends Chart {
+  public constructor(scope: Construct, id: string, props: OperatorChartProps = {}) {
+    super(scope, id, { disableResourceNameHashes: true });
+    const namespace = props.namespace ?? 'backupschedule-system';
+    const leaseName = props.leaseName ?? `${OPERATOR_NAME}-leader`;
+    const labels = { 'app.kubernetes.io/part-of': OPERATOR_NAME, 'app.kubernetes.io/managed-by': 'cdk8s' };
+    new k8s.KubeNamespace(this, 'Namespace', {
+      metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
+    });
+    new BackupScheduleCrd(this, 'Crd', { labels });
+    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels });
+    new LeaderLease(this, 'LeaderLease', { name: leaseName, namespace, labels });
+    new ControllerDeployment(this, 'Controller', {
+      name: OPERATOR_NAME,
+      namespace,
+      serviceAccountName: rbac.serviceAccount.name,
+      leaseName,
+      leaseNamespace: namespace,
+      image: props.image ?? DEFAULT_IMAGE,
+      replicas: props.replicas ?? 2,
+      watchedNamespaces: props.watchedNamespaces ?? [],
+      labels,
+    });
+    if (props.includeExample ?? true) new ExampleSchedule(this, 'Example', { labels });
+  }
+}

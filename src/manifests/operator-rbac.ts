@@ -1,0 +1,76 @@
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-28';
+import { API_GROUP, PLURAL } from '../api/index.ts';
+import { SyncWave, syncWave } from './sync-wave.ts';
+
+/** Props of OperatorRbac. */
+export interface OperatorRbacProps {
+  /** Namespace of the ServiceAccount and the Lease. */
+  readonly namespace: string;
+  /** Name of the ServiceAccount, ClusterRole, ClusterRoleBinding. */
+  readonly name: string;
+  /** Name of the leader-election Lease (the Role is limited to it). */
+  readonly leaseName: string;
+  /**
+   * Labels on every object.
+   * @default {}
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The rules of the controller's ClusterRole: exactly the calls it makes (DESIGN.md §5). Status and
+ * CronJobs are written with PUT (`update`, carrying resourceVersion), never PATCH; no `delete` on
+ * CronJobs (the garbage collector follows the ownerReference); `backupschedules/finalizers: update` is
+ * required to set `blockOwnerDeletion` where OwnerReferencesPermissionEnforcement is on. Events are
+ * core/v1 Events. A ClusterRole even when namespaces are restricted: simpler, one object.
+ */
+export const CLUSTER_RULES: readonly k8s.PolicyRule[] = [
+  { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['update'] },
+  { apiGroups: [API_GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
+  { apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['list', 'watch', 'create', 'update'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+];
+
+/** The Lease rule: only the one Lease the synth ships, so no `create`. */
+export function leaseRules(leaseName: string): k8s.PolicyRule[] {
+  return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] }];
+}
+
+/** ServiceAccount, ClusterRole + ClusterRoleBinding, and a namespaced Role + RoleBinding for the Lease. */
+export class OperatorRbac extends Construct {
+  /** The controller's ServiceAccount. */
+  public readonly serviceAccount: k8s.KubeServiceAccount;
+
+  public constructor(scope: Construct, id: string, props: OperatorRbacProps) {
+    super(scope, id);
+    const labels = { ...(props.labels ?? {}) };
+    const annotations = syncWave(SyncWave.rbac);
+    const { name, namespace } = props;
+    const subject = { kind: 'ServiceAccount', name, namespace };
+    this.serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
+      metadata: { name, namespace, labels, annotations },
+      automountServiceAccountToken: true,
+    });
+    new k8s.KubeClusterRole(this, 'ClusterRole', {
+      metadata: { name, labels, annotations },
+      rules: [...CLUSTER_RULES],
+    });
+    new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+      metadata: { name, labels, annotations },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [subject],
+    });
+    const leaderName = `${name}-leader-election`;
+    new k8s.KubeRole(this, 'LeaderElectionRole', {
+      metadata: { name: leaderName, namespace, labels, annotations },
+      rules: leaseRules(props.leaseName),
+    });
+    new k8s.KubeRoleBinding(this, 'LeaderElectionRoleBinding', {
+      metadata: { name: leaderName, namespace, labels, annotations },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderName },
+      subjects: [subject],
+    });
+  }
+}
