@@ -1,0 +1,159 @@
+/**
+ * Kubernetes Events about BackupSchedules (`kubectl describe` shows them), recorded the way client-go's
+ * `record.EventRecorder` does: a new Event the first time, and for the same object, type, reason and
+ * message again, a PATCH of `count` and `lastTimestamp` on the existing Event instead of a new object.
+ *
+ * Recording never fails a reconcile: Events are best effort, sent in the background, errors logged.
+ */
+import type { Clock } from '../runtime/clock.ts';
+import { realClock } from '../runtime/clock.ts';
+import { isNotFound } from '../kube/api-status-error.ts';
+import type { KubeObject } from '../kube/object.ts';
+import { formatTime } from '../build/status.ts';
+
+/** Event types of core/v1 Events. */
+export type EventType = 'Normal' | 'Warning';
+
+/** Records Events about objects. */
+export interface EventRecorder {
+  /** Records that `reason` happened to `object`; returns at once. */
+  event(object: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
+/** The two calls the recorder makes (core/v1 events). */
+export interface EventWriter {
+  create(event: KubeObject): Promise<unknown>;
+  /** JSON merge patch of an existing Event. */
+  patch(ref: { namespace: string; name: string }, patch: unknown): Promise<unknown>;
+}
+
+/** Options for {@link KubeEventRecorder}. */
+export interface KubeEventRecorderOptions {
+  /** Creates and patches Events. */
+  readonly writer: EventWriter;
+  /** `source.component` / `reportingComponent`. @default 'backupschedule-controller' */
+  readonly component?: string;
+  /** `reportingInstance` (the pod name). @default '' */
+  readonly instance?: string;
+  /** Distinct (object, type, reason, message) entries remembered for aggregation. @default 4096 */
+  readonly cacheSize?: number;
+  /** Called with every failed Event write. @default ignore */
+  readonly onError?: (err: unknown, event: KubeObject) => void;
+  /** Time source for timestamps and names. @default realClock */
+  readonly clock?: Clock;
+}
+
+interface Recorded {
+  readonly namespace: string;
+  readonly name: string;
+  count: number;
+}
+
+const MAX_NAME = 253;
+
+/** An {@link EventRecorder} writing core/v1 Events through the API. */
+export class KubeEventRecorder implements EventRecorder {
+  readonly #writer: EventWriter;
+  readonly #component: string;
+  readonly #instance: string;
+  readonly #cacheSize: number;
+  readonly #onError: (err: unknown, event: KubeObject) => void;
+  readonly #clock: Clock;
+  readonly #seen = new Map<string, Recorded>();
+  readonly #pending = new Set<Promise<void>>();
+  // Serialises writes per aggregation key so a repeat never races its own create.
+  readonly #chains = new Map<string, Promise<void>>();
+
+  constructor(options: KubeEventRecorderOptions) {
+    this.#writer = options.writer;
+    this.#component = options.component ?? 'backupschedule-controller';
+    this.#instance = options.instance ?? '';
+    this.#cacheSize = options.cacheSize ?? 4096;
+    this.#onError = options.onError ?? (() => {});
+    this.#clock = options.clock ?? realClock;
+  }
+
+  event(object: KubeObject, type: EventType, reason: string, message: string): void {
+    const meta = object.metadata;
+    const key = [meta.uid ?? `${meta.namespace}/${meta.name}`, type, reason, message].join('\u0000');
+    const previous = this.#chains.get(key) ?? Promise.resolve();
+    const next = previous.then(() => this.#record(key, object, type, reason, message));
+    this.#chains.set(key, next);
+    const tracked = next.finally(() => {
+      this.#pending.delete(tracked);
+      if (this.#chains.get(key) === next) this.#chains.delete(key);
+    });
+    this.#pending.add(tracked);
+  }
+
+  /** Resolves once every Event recorded so far was written (or failed). */
+  async flush(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  async #record(key: string, object: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    const now = formatTime(this.#clock.now());
+    const seen = this.#seen.get(key);
+    if (seen) {
+      const count = seen.count + 1;
+      try {
+        await this.#writer.patch({ namespace: seen.namespace, name: seen.name }, { count, lastTimestamp: now });
+        seen.count = count;
+        return;
+      } catch (err) {
+        // The Event expired (1 h TTL) or was deleted: fall through and create a fresh one.
+        if (!isNotFound(err)) {
+          this.#onError(err, { metadata: { namespace: seen.namespace, name: seen.name } });
+          return;
+        }
+        this.#seen.delete(key);
+      }
+    }
+    const event = this.#build(object, type, reason, message, now);
+    try {
+      await this.#writer.create(event);
+      this.#remember(key, { namespace: event.metadata.namespace ?? '', name: event.metadata.name ?? '', count: 1 });
+    } catch (err) {
+      this.#onError(err, event);
+    }
+  }
+
+  #remember(key: string, recorded: Recorded): void {
+    this.#seen.delete(key);
+    this.#seen.set(key, recorded);
+    if (this.#seen.size > this.#cacheSize) {
+      const oldest = this.#seen.keys().next().value;
+      if (oldest !== undefined) this.#seen.delete(oldest);
+    }
+  }
+
+  #build(object: KubeObject, type: EventType, reason: string, message: string, now: string): KubeObject & { metadata: { name: string; namespace: string } } {
+    const meta = object.metadata;
+    // client-go names Events `<object>.<unix nanos in hex>`; keep it within the 253-character limit.
+    const suffix = `.${(BigInt(this.#clock.now()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
+    const name = `${(meta.name ?? 'object').slice(0, MAX_NAME - suffix.length)}${suffix}`;
+    const namespace = meta.namespace ?? 'default';
+    return {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      involvedObject: {
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        name: meta.name,
+        namespace: meta.namespace,
+        uid: meta.uid,
+        resourceVersion: meta.resourceVersion,
+      },
+      reason,
+      message: message.length > 1024 ? `${message.slice(0, 1021)}...` : message,
+      type,
+      source: { component: this.#component },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      reportingComponent: this.#component,
+      reportingInstance: this.#instance,
+    };
+  }
+}

@@ -1,0 +1,234 @@
+import { describe, expect, it } from 'vitest';
+import { buildCronJob } from '../../src/build/index.ts';
+import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
+import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
+import type { BackupScheduleObject } from '../../src/controller/resources.ts';
+import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
+import { objectKey, type KubeObject } from '../../src/kube/object.ts';
+import { FakeClock } from '../../src/runtime/clock.ts';
+import { asStored, schedule } from './fixtures.ts';
+
+type WriteName = keyof ReconcilerWrites;
+interface Call { readonly name: WriteName; readonly obj: KubeObject }
+
+/** A client that fails the test on any write it was not told to expect, and answers expected ones. */
+class StrictWrites implements ReconcilerWrites {
+  readonly calls: Call[] = [];
+  constructor(private readonly allowed: Partial<Record<WriteName, (obj: KubeObject) => unknown>>) {}
+  #call(name: WriteName, obj: KubeObject): Promise<unknown> {
+    this.calls.push({ name, obj: structuredClone(obj) });
+    const answer = this.allowed[name];
+    if (!answer) return Promise.reject(new Error(`unexpected write: ${name} ${objectKey(obj.metadata)}`));
+    try {
+      return Promise.resolve(answer(obj));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+  createCronJob(obj: KubeObject) { return this.#call('createCronJob', obj); }
+  updateCronJob(obj: KubeObject) { return this.#call('updateCronJob', obj); }
+  updateScheduleStatus(obj: BackupScheduleObject) { return this.#call('updateScheduleStatus', obj); }
+}
+
+class RecordedEvents implements EventRecorder {
+  readonly events: { type: EventType; reason: string; message: string }[] = [];
+  event(_object: KubeObject, type: EventType, reason: string, message: string): void {
+    this.events.push({ type, reason, message });
+  }
+}
+
+const IMAGE = 'ghcr.io/kubelings/backupschedule-operator:test';
+const cache = <T extends KubeObject>(...objs: T[]) => new Map(objs.map((o) => [objectKey(o.metadata), o]));
+const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: IMAGE }) as KubeObject;
+const ok = (obj: KubeObject) => obj;
+const KEY = 'kubelings/nightly-etcd';
+
+function setup(schedules: BackupScheduleObject[], cronJobs: KubeObject[], allowed: ConstructorParameters<typeof StrictWrites>[0]) {
+  const writes = new StrictWrites(allowed);
+  const events = new RecordedEvents();
+  const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
+  const reconciler = new BackupScheduleReconciler({ schedules: cache(...schedules), cronJobs: cache(...cronJobs), writes, events, backupImage: IMAGE, clock });
+  return { writes, events, reconciler };
+}
+
+/** A schedule whose status is what the controller writes once its child is in sync. */
+function converged(generation = 1): BackupScheduleObject {
+  const s = schedule({ generation });
+  s.status = {
+    observedGeneration: generation,
+    cronJobName: 'nightly-etcd',
+    active: [],
+    conditions: [{ type: 'Ready', status: 'True', reason: 'Created', message: 'CronJob "nightly-etcd" created', observedGeneration: generation, lastTransitionTime: '2026-11-30T00:00:00Z' }],
+  };
+  return s;
+}
+
+describe('BackupScheduleReconciler', () => {
+  it('does nothing when the schedule is gone (garbage collection removes the child)', async () => {
+    const { writes, reconciler } = setup([], [asStored(desiredOf(schedule()))], {});
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'none', result: {} });
+    expect(writes.calls).toEqual([]);
+  });
+
+  it('does nothing for a schedule that is being deleted', async () => {
+    const s = schedule();
+    s.metadata.deletionTimestamp = '2026-11-30T00:00:00Z';
+    const { writes, reconciler } = setup([s], [], {});
+    await reconciler.reconcile(KEY);
+    expect(writes.calls).toEqual([]);
+  });
+
+  it('creates the missing child with the controller ownerReference, and nothing else', async () => {
+    const { writes, events, reconciler } = setup([schedule()], [], { createCronJob: ok });
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'createCronJob', result: {} });
+    expect(writes.calls).toEqual([{ name: 'createCronJob', obj: desiredOf(schedule()) }]);
+    expect(writes.calls[0]?.obj.metadata.ownerReferences).toEqual([
+      { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'nightly-etcd', uid: 'uid-schedule', controller: true, blockOwnerDeletion: true },
+    ]);
+    expect(events.events).toEqual([{ type: 'Normal', reason: 'Created', message: 'Created CronJob "nightly-etcd"' }]);
+  });
+
+  it('requeues when the create answers AlreadyExists (the cache is behind) and never creates twice', async () => {
+    const { writes, events, reconciler } = setup([schedule()], [], {
+      createCronJob: () => { throw new ApiStatusError(statusErrors.alreadyExists({ group: 'batch', resource: 'cronjobs' }, 'nightly-etcd')); },
+    });
+    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeue: true });
+    expect(writes.calls.map((c) => c.name)).toEqual(['createCronJob']);
+    expect(events.events).toEqual([]);
+  });
+
+  it('writes status once the server-defaulted child is in sync: Ready=True, Created', async () => {
+    const s = schedule();
+    const { writes, reconciler } = setup([s], [asStored(desiredOf(s))], { updateScheduleStatus: ok });
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateStatus', result: {} });
+    expect(writes.calls).toHaveLength(1);
+    const written = writes.calls[0]!.obj as BackupScheduleObject;
+    expect(written.metadata.resourceVersion).toBe('100');
+    expect(written.status).toEqual({
+      observedGeneration: 1,
+      cronJobName: 'nightly-etcd',
+      active: [],
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Created', message: 'CronJob "nightly-etcd" created', observedGeneration: 1, lastTransitionTime: '2026-11-30T01:00:00Z' }],
+    });
+  });
+
+  it('makes no write at all on a converged schedule (no hot loop against server defaults)', async () => {
+    const s = converged();
+    const { writes, events, reconciler } = setup([s], [asStored(desiredOf(s))], {});
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'none', result: {} });
+    expect(writes.calls).toEqual([]);
+    expect(events.events).toEqual([]);
+  });
+
+  it('copies the child status (running Jobs, last schedule and success) into the schedule', async () => {
+    const s = converged();
+    const child = asStored(desiredOf(s));
+    child['status'] = { active: [{ kind: 'Job', name: 'nightly-etcd-29400000' }], lastScheduleTime: '2026-11-30T02:00:00Z', lastSuccessfulTime: '2026-11-29T02:00:31Z' };
+    const { writes, reconciler } = setup([s], [child], { updateScheduleStatus: ok });
+    await reconciler.reconcile(KEY);
+    expect(writes.calls[0]?.obj['status']).toMatchObject({ active: ['nightly-etcd-29400000'], lastScheduleTime: '2026-11-30T02:00:00Z', lastSuccessfulTime: '2026-11-29T02:00:31Z' });
+  });
+
+  it.each<[string, (child: KubeObject & { spec: any }) => void]>([
+    ['the schedule was edited', (c) => (c.spec.schedule = '* * * * *')],
+    ['the image was swapped', (c) => (c.spec.jobTemplate.spec.template.spec.containers[0].image = 'evil:1')],
+    ['our label was removed', (c) => delete c.metadata.labels],
+    ['a time zone was added', (c) => (c.spec.timeZone = 'Asia/Tokyo')],
+  ])('heals a child whose owned fields drifted (%s) with one PUT that keeps defaults and resourceVersion', async (_name, edit) => {
+    const s = converged();
+    const child = asStored(desiredOf(s), '300') as KubeObject & { spec: any };
+    child.metadata.annotations = { 'someone.else/note': 'keep me' };
+    edit(child);
+    const { writes, events, reconciler } = setup([s], [child], { updateCronJob: ok });
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateCronJob', result: {} });
+    expect(writes.calls).toHaveLength(1);
+    const sent = writes.calls[0]!.obj as KubeObject & { spec: any };
+    expect(sent.metadata.resourceVersion).toBe('300');
+    expect(sent.metadata.annotations).toEqual({ 'someone.else/note': 'keep me' });
+    expect(sent.spec.jobTemplate.spec.template.spec.dnsPolicy).toBe('ClusterFirst');
+    const healed = asStored(desiredOf(s), '300');
+    healed.metadata.annotations = { 'someone.else/note': 'keep me' };
+    expect(sent).toEqual(healed);
+    expect(events.events).toEqual([expect.objectContaining({ type: 'Normal', reason: 'Updated' })]);
+  });
+
+  it('updates the child for a new generation of the spec, then reports the new generation', async () => {
+    const before = converged(1);
+    const after = schedule({ generation: 2, spec: { schedule: '30 3 * * *' } });
+    after.status = before.status;
+    const oldChild = asStored(desiredOf(before));
+    const first = setup([after], [oldChild], { updateCronJob: ok });
+    await first.reconciler.reconcile(KEY);
+    expect((first.writes.calls[0]?.obj as KubeObject & { spec: any }).spec.schedule).toBe('30 3 * * *');
+
+    const second = setup([after], [asStored(desiredOf(after))], { updateScheduleStatus: ok });
+    await second.reconciler.reconcile(KEY);
+    expect(second.writes.calls[0]?.obj['status']).toMatchObject({ observedGeneration: 2, conditions: [expect.objectContaining({ reason: 'Updated', observedGeneration: 2 })] });
+  });
+
+  it.each([
+    ['updateCronJob' as const, (s: BackupScheduleObject) => ({ ...asStored(desiredOf(s)), spec: { ...(asStored(desiredOf(s)) as any).spec, schedule: '* * * * *' } })],
+    ['updateScheduleStatus' as const, (s: BackupScheduleObject) => asStored(desiredOf(s))],
+  ])('requeues with backoff when %s answers 409 Conflict', async (name, child) => {
+    const s = schedule();
+    const { writes, reconciler } = setup([s], [child(s)], {
+      [name]: () => { throw new ApiStatusError(statusErrors.conflict({ group: 'batch', resource: 'cronjobs' }, 'nightly-etcd')); },
+    });
+    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeue: true });
+    expect(writes.calls.map((c) => c.name)).toEqual([name]);
+  });
+
+  it('throws (rate-limited retry) on other API errors', async () => {
+    const { reconciler } = setup([schedule()], [], { createCronJob: () => { throw new ApiStatusError(statusErrors.internalError('etcd down')); } });
+    await expect(reconciler.reconcile(KEY)).rejects.toThrow('etcd down');
+  });
+
+  it('leaves a CronJob it does not control alone and reports ChildNameConflict', async () => {
+    const s = schedule();
+    const foreign = asStored({ ...desiredOf(s), metadata: { name: 'nightly-etcd', namespace: 'kubelings', labels: { app: 'mine' } } });
+    const { writes, events, reconciler } = setup([s], [foreign], { updateScheduleStatus: ok });
+    await reconciler.reconcile(KEY);
+    expect(writes.calls.map((c) => c.name)).toEqual(['updateScheduleStatus']);
+    expect(writes.calls[0]?.obj['status']).toEqual({
+      observedGeneration: 1,
+      conditions: [expect.objectContaining({ status: 'False', reason: 'ChildNameConflict', message: expect.stringContaining('CronJob "nightly-etcd" already exists and is not controlled by any owner') })],
+    });
+    expect(events.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'ChildNameConflict' })]);
+
+    const again = setup([{ ...s, status: writes.calls[0]!.obj['status'] } as BackupScheduleObject], [foreign], {});
+    await again.reconciler.reconcile(KEY);
+    expect(again.writes.calls).toEqual([]);
+    expect(again.events.events).toEqual([]);
+  });
+
+  it('treats a CronJob controlled by another BackupSchedule with the same name (other uid) as a conflict', async () => {
+    const s = schedule();
+    const stale = asStored(desiredOf({ ...s, metadata: { ...s.metadata, uid: 'uid-old' } }));
+    const { writes, reconciler } = setup([s], [stale], { updateScheduleStatus: ok });
+    await reconciler.reconcile(KEY);
+    expect(writes.calls[0]?.obj['status']).toMatchObject({ conditions: [expect.objectContaining({ reason: 'ChildNameConflict', message: expect.stringContaining('controlled by BackupSchedule "nightly-etcd"') })] });
+  });
+
+  it.each([
+    ['a cron minute out of range', { schedule: '61 * * * *' }, 'spec.schedule'],
+    ['an unknown time zone', { timeZone: 'Mars/Olympus_Mons' }, 'spec.timeZone'],
+    ['two sources', { source: { etcd: { endpoints: ['https://e:2379'] }, persistentVolumeClaim: { claimName: 'x' } } }, 'spec.source'],
+  ])('reports an invalid spec (%s) as Ready=False naming the field, with a Warning Event and no child', async (_name, spec, field) => {
+    const s = schedule({ spec });
+    const { writes, events, reconciler } = setup([s], [], { updateScheduleStatus: ok });
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateStatus', result: {} });
+    expect(writes.calls.map((c) => c.name)).toEqual(['updateScheduleStatus']);
+    const ready = (writes.calls[0]?.obj['status'] as { conditions: { reason: string; message: string; status: string }[] }).conditions[0];
+    expect(ready).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
+    expect(ready?.message).toContain(field);
+    expect(events.events).toEqual([{ type: 'Warning', reason: 'InvalidSpec', message: ready?.message }]);
+  });
+
+  it('handles a 253-character name: the child name is at most 52 characters', async () => {
+    const name = 'a'.repeat(253);
+    const s = schedule({ name });
+    const { writes, reconciler } = setup([s], [], { createCronJob: ok });
+    await reconciler.reconcile(`kubelings/${name}`);
+    expect(writes.calls[0]?.obj.metadata.name?.length).toBeLessThanOrEqual(52);
+  });
+});

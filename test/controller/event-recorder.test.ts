@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { KubeEventRecorder, type EventWriter } from '../../src/controller/event-recorder.ts';
+import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
+import { FakeClock } from '../../src/runtime/clock.ts';
+
+const schedule: KubeObject = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata: { name: 'nightly-etcd', namespace: 'kubelings', uid: 'u-1', resourceVersion: '7' } };
+
+class FakeEvents implements EventWriter {
+  readonly created: KubeObject[] = [];
+  readonly patched: { ref: { namespace: string; name: string }; patch: unknown }[] = [];
+  missing = false;
+  async create(event: KubeObject) { this.created.push(event); return event; }
+  async patch(ref: { namespace: string; name: string }, patch: unknown) {
+    if (this.missing) throw new ApiStatusError(statusErrors.notFound({ group: '', resource: 'events' }, ref.name));
+    this.patched.push({ ref, patch });
+    return {};
+  }
+}
+
+function setup() {
+  const writer = new FakeEvents();
+  const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
+  const errors: unknown[] = [];
+  const recorder = new KubeEventRecorder({ writer, clock, instance: 'pod-1', onError: (e) => errors.push(e) });
+  return { writer, clock, recorder, errors };
+}
+
+describe('KubeEventRecorder', () => {
+  it('creates a core/v1 Event naming the involved object', async () => {
+    const { writer, recorder } = setup();
+    recorder.event(schedule, 'Normal', 'Created', 'Created CronJob "nightly-etcd"');
+    await recorder.flush();
+    expect(writer.created).toEqual([
+      expect.objectContaining({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: expect.stringMatching(/^nightly-etcd\.[0-9a-f]+$/), namespace: 'kubelings' },
+        involvedObject: { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'nightly-etcd', namespace: 'kubelings', uid: 'u-1', resourceVersion: '7' },
+        reason: 'Created',
+        message: 'Created CronJob "nightly-etcd"',
+        type: 'Normal',
+        count: 1,
+        firstTimestamp: '2026-11-30T01:00:00Z',
+        source: { component: 'backupschedule-controller' },
+        reportingInstance: 'pod-1',
+      }),
+    ]);
+  });
+
+  it('aggregates a repeated event by patching count and lastTimestamp instead of creating another', async () => {
+    const { writer, clock, recorder } = setup();
+    recorder.event(schedule, 'Normal', 'Updated', 'same');
+    clock.step(5_000);
+    recorder.event(schedule, 'Normal', 'Updated', 'same');
+    recorder.event(schedule, 'Normal', 'Updated', 'same');
+    await recorder.flush();
+    expect(writer.created).toHaveLength(1);
+    const name = writer.created[0]!.metadata.name!;
+    expect(writer.patched).toEqual([
+      { ref: { namespace: 'kubelings', name }, patch: { count: 2, lastTimestamp: '2026-11-30T01:00:05Z' } },
+      { ref: { namespace: 'kubelings', name }, patch: { count: 3, lastTimestamp: '2026-11-30T01:00:05Z' } },
+    ]);
+  });
+
+  it('creates a new Event for a different message', async () => {
+    const { writer, recorder } = setup();
+    recorder.event(schedule, 'Normal', 'Updated', 'one');
+    recorder.event(schedule, 'Normal', 'Updated', 'two');
+    await recorder.flush();
+    expect(writer.created.map((e) => e['message'])).toEqual(['one', 'two']);
+  });
+
+  it('creates a fresh Event when the aggregated one expired', async () => {
+    const { writer, recorder } = setup();
+    recorder.event(schedule, 'Warning', 'InvalidSpec', 'bad');
+    await recorder.flush();
+    writer.missing = true;
+    recorder.event(schedule, 'Warning', 'InvalidSpec', 'bad');
+    await recorder.flush();
+    expect(writer.created).toHaveLength(2);
+  });
+
+  it('keeps Event names within 253 characters for the longest object names', async () => {
+    const { writer, recorder } = setup();
+    recorder.event({ ...schedule, metadata: { ...schedule.metadata, name: 'a'.repeat(253) } }, 'Normal', 'Created', 'x');
+    await recorder.flush();
+    expect(writer.created[0]!.metadata.name!.length).toBeLessThanOrEqual(253);
+  });
+
+  it('reports a failed write to onError and never throws to the caller', async () => {
+    const { recorder, errors } = setup();
+    const failing = new KubeEventRecorder({ writer: { create: () => Promise.reject(new Error('forbidden')), patch: () => Promise.resolve() }, onError: (e) => errors.push(e) });
+    expect(() => failing.event(schedule, 'Normal', 'Created', 'x')).not.toThrow();
+    await failing.flush();
+    await recorder.flush();
+    expect(errors).toEqual([new Error('forbidden')]);
+  });
+});
