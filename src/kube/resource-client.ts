@@ -105,6 +105,11 @@ export class ResourceClient<T extends KubeObject> {
     return this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
   }
 
+  /** `apiVersion` and `kind` of this resource's objects (LIST items of built-in kinds omit them). */
+  typeMeta(): { readonly apiVersion: string; readonly kind: string } {
+    return { apiVersion: this.apiVersion, kind: this.type.kind };
+  }
+
   /** Path of the collection (all namespaces when `namespace` is undefined). */
   collectionPath(namespace?: string): string {
     if (namespace !== undefined && !this.type.namespaced) {

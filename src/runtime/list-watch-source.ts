@@ -1,0 +1,62 @@
+/**
+ * What a reflector needs from the API: one LIST page and a WATCH stream. `ResourceClient` satisfies
+ * it; tests and benchmarks plug in fakes.
+ */
+import type { ListOptions, WatchOptions } from '../kube/resource-client.ts';
+import type { KubeList, KubeObject, WatchEvent } from '../kube/object.ts';
+
+/** LIST + WATCH for one resource. */
+export interface ListWatchSource<T extends KubeObject> {
+  list(options: ListOptions): Promise<KubeList<T>>;
+  watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /** `apiVersion`/`kind` to set on LIST items that lack them (built-in kinds omit them). @default none */
+  typeMeta?(): { readonly apiVersion: string; readonly kind: string };
+}
+
+/** Options for {@link listAllPages}. */
+export interface ListAllOptions<T extends KubeObject> {
+  /** Page size (`limit`). */
+  readonly pageSize: number;
+  /** Applied to each item as its page arrives, so untransformed pages are garbage early. */
+  readonly transform: (obj: T) => T;
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Reads every page of a LIST (client-go `pager.List`) and returns the items with the resourceVersion
+ * of the list, from which a WATCH continues. Without `resourceVersion` each read is consistent (served
+ * from etcd, so `limit` is honoured); an expired continue token throws 410 and the caller relists.
+ */
+export async function listAllPages<T extends KubeObject>(
+  source: ListWatchSource<T>,
+  options: ListAllOptions<T>,
+): Promise<{ items: T[]; resourceVersion: string }> {
+  const items: T[] = [];
+  const typeMeta = source.typeMeta?.();
+  let continueToken: string | undefined;
+  let resourceVersion = '';
+  do {
+    const page = await source.list({
+      limit: options.pageSize,
+      ...(continueToken ? { continue: continueToken } : {}),
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+      ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
+      ...(options.fieldSelector !== undefined ? { fieldSelector: options.fieldSelector } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    for (const item of page.items ?? []) {
+      if (typeMeta) {
+        item.apiVersion ??= typeMeta.apiVersion;
+        item.kind ??= typeMeta.kind;
+      }
+      items.push(options.transform(item));
+    }
+    resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    continueToken = page.metadata?.continue || undefined;
+  } while (continueToken);
+  if (!resourceVersion) throw new Error('LIST response carried no metadata.resourceVersion; cannot start a WATCH from it');
+  return { items, resourceVersion };
+}
