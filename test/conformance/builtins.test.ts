@@ -1,0 +1,220 @@
+/**
+ * Built-in validation and defaulting: DNS-1123 names, the 52-character CronJob name limit, cron syntax,
+ * and the exact server-side defaults of CronJobs, Jobs and pod templates, compared field by field with
+ * the recorded cronjob-v1beta1-*.json (batch/v1 has the same spec defaults).
+ */
+import { describe, expect, it } from 'vitest';
+import { failure, must, useCluster } from './harness.ts';
+
+const cluster = useCluster();
+
+const cronJobs = (ns: string): string => `/apis/batch/v1/namespaces/${ns}/cronjobs`;
+
+/** Drops `creationTimestamp: null` from template metadata: newer servers omit the empty timestamp. */
+function withoutNullTimestamps(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNullTimestamps);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (!(k === 'creationTimestamp' && v === null)) out[k] = withoutNullTimestamps(v);
+    return out;
+  }
+  return value;
+}
+
+const dnsSubdomainMessage =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+describe('built-in validation', () => {
+  it('rejects a ConfigMap name that is not a DNS-1123 subdomain with the exact 422', async () => {
+    const ns = await cluster().namespace('bi');
+    const res = await cluster().api.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name' } });
+    expect(res.status).toBe(422);
+    const cause = `Invalid value: "Bad_Name": ${dnsSubdomainMessage}`;
+    expect(res.body).toEqual(
+      failure(422, 'Invalid', `ConfigMap "Bad_Name" is invalid: metadata.name: ${cause}`, {
+        name: 'Bad_Name',
+        kind: 'ConfigMap',
+        causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'metadata.name' }],
+      }),
+    );
+  });
+
+  it('rejects a Namespace name that is not a DNS-1123 label', async () => {
+    const res = await cluster().api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bad.name' } });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ reason: 'Invalid', details: { name: 'bad.name', kind: 'Namespace', causes: [{ field: 'metadata.name', reason: 'FieldValueInvalid' }] } });
+    expect(res.body.message).toContain('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\'');
+  });
+
+  it('rejects a CronJob name of 53 characters with the exact 422', async () => {
+    const ns = await cluster().namespace('bi');
+    const name = 'a'.repeat(53);
+    const body = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name }, spec: { schedule: '@daily', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } };
+    const res = await cluster().api.post(cronJobs(ns), body);
+    expect(res.status).toBe(422);
+    const cause = `Invalid value: "${name}": must be no more than 52 characters`;
+    expect(res.body).toEqual(
+      failure(422, 'Invalid', `CronJob.batch "${name}" is invalid: metadata.name: ${cause}`, {
+        name,
+        group: 'batch',
+        kind: 'CronJob',
+        causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'metadata.name' }],
+      }),
+    );
+    const ok = await cluster().api.post(cronJobs(ns), { ...body, metadata: { name: 'a'.repeat(52) } });
+    expect(ok.status).toBe(201);
+  });
+
+  it('rejects an invalid cron schedule, a missing image and a missing restartPolicy in one 422', async () => {
+    const ns = await cluster().namespace('bi');
+    const body = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'bad' }, spec: { schedule: 'not a cron', jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c' }] } } } } } };
+    const res = await cluster().api.post(cronJobs(ns), body);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422, details: { name: 'bad', group: 'batch', kind: 'CronJob' } });
+    const causes = (res.body.details as { causes: Array<{ field: string; reason: string; message: string }> }).causes;
+    expect(causes).toContainEqual({ reason: 'FieldValueInvalid', message: 'Invalid value: "not a cron": Expected exactly 5 fields, found 3: not a cron', field: 'spec.schedule' });
+    expect(causes).toContainEqual({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.jobTemplate.spec.template.spec.containers[0].image' });
+    expect(causes.map((c) => c.field)).toContain('spec.jobTemplate.spec.template.spec.restartPolicy');
+    expect(res.body.message).toMatch(/^CronJob\.batch "bad" is invalid: \[/);
+  });
+});
+
+describe('built-in defaulting', () => {
+  it('defaults a CronJob and its pod template exactly as Kubernetes does', async () => {
+    const ns = await cluster().namespace('bi');
+    const request = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'minimal' },
+      spec: {
+        schedule: '0 2 * * *',
+        jobTemplate: {
+          spec: {
+            template: {
+              spec: {
+                volumes: [
+                  { name: 'v', persistentVolumeClaim: { claimName: 'pvc' } },
+                  { name: 's', secret: { secretName: 'x' } },
+                  { name: 'cm', configMap: { name: 'y' } },
+                ],
+                containers: [
+                  {
+                    name: 'c',
+                    image: 'busybox:1.36',
+                    command: ['sh', '-c', 'echo hi'],
+                    ports: [{ containerPort: 80 }],
+                    env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+                    volumeMounts: [{ name: 'v', mountPath: '/b' }],
+                  },
+                ],
+                restartPolicy: 'OnFailure',
+              },
+            },
+          },
+        },
+      },
+    };
+    const res = await cluster().api.post(cronJobs(ns), request);
+    expect(res.status, res.text).toBe(201);
+    // cronjob-v1beta1-created-with-server-defaults.json, spec and status verbatim.
+    const expectedSpec = {
+      schedule: '0 2 * * *',
+      concurrencyPolicy: 'Allow',
+      suspend: false,
+      jobTemplate: {
+        metadata: { creationTimestamp: null },
+        spec: {
+          template: {
+            metadata: { creationTimestamp: null },
+            spec: {
+              volumes: [
+                { name: 'v', persistentVolumeClaim: { claimName: 'pvc' } },
+                { name: 's', secret: { secretName: 'x', defaultMode: 420 } },
+                { name: 'cm', configMap: { name: 'y', defaultMode: 420 } },
+              ],
+              containers: [
+                {
+                  name: 'c',
+                  image: 'busybox:1.36',
+                  command: ['sh', '-c', 'echo hi'],
+                  ports: [{ containerPort: 80, protocol: 'TCP' }],
+                  env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+                  resources: {},
+                  volumeMounts: [{ name: 'v', mountPath: '/b' }],
+                  terminationMessagePath: '/dev/termination-log',
+                  terminationMessagePolicy: 'File',
+                  imagePullPolicy: 'IfNotPresent',
+                },
+              ],
+              restartPolicy: 'OnFailure',
+              terminationGracePeriodSeconds: 30,
+              dnsPolicy: 'ClusterFirst',
+              securityContext: {},
+              schedulerName: 'default-scheduler',
+            },
+          },
+        },
+      },
+      successfulJobsHistoryLimit: 3,
+      failedJobsHistoryLimit: 1,
+    };
+    expect(withoutNullTimestamps(res.body.spec)).toEqual(withoutNullTimestamps(expectedSpec));
+    expect(res.body.status).toEqual({});
+    const got = must(await cluster().api.get(`${cronJobs(ns)}/minimal`), 200);
+    expect(got.spec).toEqual(res.body.spec);
+  });
+
+  it.each([
+    ['busybox', 'Always'],
+    ['busybox:latest', 'Always'],
+    ['busybox:1.36', 'IfNotPresent'],
+    ['registry.example.com:5000/team/busybox', 'Always'],
+    ['registry.example.com:5000/team/busybox:1.36', 'IfNotPresent'],
+    ['busybox@sha256:0000000000000000000000000000000000000000000000000000000000000000', 'IfNotPresent'],
+  ])('defaults imagePullPolicy of image %s to %s', async (image, policy) => {
+    const ns = await cluster().namespace('bi');
+    const body = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'img' }, spec: { schedule: '@daily', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image }] } } } } } };
+    const res = await cluster().api.post(cronJobs(ns), body);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ spec: { jobTemplate: { spec: { template: { spec: { containers: [{ image, imagePullPolicy: policy }] } } } } } });
+  });
+
+  it('keeps explicit values instead of defaults', async () => {
+    const ns = await cluster().namespace('bi');
+    const body = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'explicit' },
+      spec: {
+        schedule: '@daily',
+        concurrencyPolicy: 'Forbid',
+        suspend: true,
+        successfulJobsHistoryLimit: 0,
+        failedJobsHistoryLimit: 5,
+        jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', dnsPolicy: 'Default', containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'Never' }] } } } },
+      },
+    };
+    const res = await cluster().api.post(cronJobs(ns), body);
+    expect(res.status).toBe(201);
+    expect(res.body.spec).toMatchObject({ concurrencyPolicy: 'Forbid', suspend: true, successfulJobsHistoryLimit: 0, failedJobsHistoryLimit: 5 });
+    expect(res.body).toMatchObject({ spec: { jobTemplate: { spec: { template: { spec: { dnsPolicy: 'Default', containers: [{ imagePullPolicy: 'Never' }] } } } } } });
+  });
+
+  it('defaults a Job: parallelism, completions, backoffLimit, selector and pod template', async () => {
+    const ns = await cluster().namespace('bi');
+    const body = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j1' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } };
+    const res = await cluster().api.post(`/apis/batch/v1/namespaces/${ns}/jobs`, body);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.spec).toMatchObject({ parallelism: 1, completions: 1, backoffLimit: 6 });
+    expect(res.body).toMatchObject({
+      spec: {
+        template: {
+          metadata: { labels: { 'job-name': 'j1' } },
+          spec: { restartPolicy: 'Never', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', securityContext: {}, schedulerName: 'default-scheduler', containers: [{ terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent', resources: {} }] },
+        },
+      },
+    });
+    const selector = (res.body.spec as { selector?: { matchLabels?: Record<string, string> } }).selector;
+    expect(Object.values(selector?.matchLabels ?? {})).toContain(res.body.metadata.uid);
+  });
+});
