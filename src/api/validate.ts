@@ -18,7 +18,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /**
  * The schema as the validator sees it: unknown properties are errors (the API server would silently
- * prune them, which hides typos such as `keeplast`), except at the root where metadata lives.
+ * prune them, which hides typos such as `keeplast`), except at the root where metadata lives; lists of
+ * type set must not hold duplicates.
  */
 function closeObjects(node: unknown, isRoot: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => closeObjects(n, false));
@@ -28,6 +29,8 @@ function closeObjects(node: unknown, isRoot: boolean): unknown {
     out[key] = key === 'default' || key === 'enum' ? child : closeObjects(child, false);
   }
   if (out['properties'] !== undefined && !isRoot) out['additionalProperties'] = false;
+  // The API server rejects duplicates in a list of type set; structural schemas forbid uniqueItems.
+  if (out['x-kubernetes-list-type'] === 'set') out['uniqueItems'] = true;
   return out;
 }
 

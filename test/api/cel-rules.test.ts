@@ -1,0 +1,44 @@
+import { evaluate } from '@marcbachmann/cel-js';
+import { describe, expect, it } from 'vitest';
+import { backupScheduleSchema, CEL_RULES, type SchemaNode } from '../../src/api/index.ts';
+import { INVALID_CASES, validSchedule } from './invalid-cases.ts';
+
+interface FoundRule { path: string[]; rule: string; message: string; fieldPath?: string }
+
+function schemaRules(node: SchemaNode, path: string[] = []): FoundRule[] {
+  const own = ((node['x-kubernetes-validations'] as FoundRule[] | undefined) ?? []).map((r) => ({ ...r, path }));
+  const properties = (node['properties'] as Record<string, SchemaNode> | undefined) ?? {};
+  return [...own, ...Object.entries(properties).flatMap(([name, child]) => schemaRules(child, [...path, name]))];
+}
+
+function at(value: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((v, name) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined), value);
+}
+
+describe('the CEL rules re-implemented in TypeScript', () => {
+  it('match the x-kubernetes-validations of the schema one to one', () => {
+    const fromSchema = schemaRules(backupScheduleSchema).map(({ path, rule, message, fieldPath }) => ({ path, rule, message, fieldPath }));
+    const mirrored = CEL_RULES.map(({ path, rule, message, fieldPath }) => ({ path: [...path], rule, message, fieldPath }));
+    expect(mirrored).toEqual(fromSchema);
+  });
+
+  const inputs = [validSchedule(), ...INVALID_CASES.map((c) => { const o = validSchedule(); c.mutate(o); return o; })];
+  it.each(CEL_RULES.map((r) => [r.message, r] as const))('agree with a CEL interpreter on the corpus: %s', (_m, rule) => {
+    let evaluated = 0;
+    for (const input of inputs) {
+      const value = at(input, rule.path);
+      if (value === undefined) continue;
+      // Only schema-shaped values: CEL runs after the schema checks on the API server.
+      let expected: boolean;
+      try {
+        expected = evaluate(rule.rule, { self: value }) as boolean;
+      } catch {
+        continue;
+      }
+      const self = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : { value };
+      expect(rule.check(self), JSON.stringify(value)).toBe(expected);
+      evaluated += 1;
+    }
+    expect(evaluated).toBeGreaterThan(0);
+  });
+});

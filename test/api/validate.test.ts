@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { validateBackupSchedule } from '../../src/api/index.ts';
+import { nightlyEtcd } from '../../src/manifests/index.ts';
+import { crdValidator } from '../manifests/dist-files.ts';
+import { INVALID_CASES, validSchedule } from './invalid-cases.ts';
+
+const GOLDEN_INPUTS = new URL('../golden/inputs/', import.meta.url).pathname;
+const goldenInputs = readdirSync(GOLDEN_INPUTS).sort().map((file) => [file, parse(readFileSync(GOLDEN_INPUTS + file, 'utf8'))] as const);
+
+describe('validateBackupSchedule', () => {
+  it('accepts the base schedule of the invalid corpus', () => {
+    expect(validateBackupSchedule(validSchedule())).toEqual([]);
+  });
+
+  it('accepts the example nightly-etcd schedule', () => {
+    expect(validateBackupSchedule(nightlyEtcd('kubelings'))).toEqual([]);
+  });
+
+  it.each(goldenInputs)('accepts golden input %s', (_file, input) => {
+    expect(validateBackupSchedule(input)).toEqual([]);
+  });
+
+  it('has a corpus of at least 30 invalid schedules', () => {
+    expect(INVALID_CASES.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each(INVALID_CASES.map((c) => [c.name, c] as const))('rejects %s with a message naming the field', (_name, c) => {
+    const input = validSchedule();
+    c.mutate(input);
+    const errors = validateBackupSchedule(input);
+    const hit = errors.find((e) => e.field === c.field);
+    expect(hit, `errors were ${JSON.stringify(errors)}`).toBeDefined();
+    expect(hit?.message.startsWith(`${c.field}: `)).toBe(true);
+    expect(hit?.message.length).toBeGreaterThan(c.field.length + 5);
+  });
+
+  it.each([null, 'text', 42, []])('rejects the non-object %j at the root', (input) => {
+    expect(validateBackupSchedule(input)).toEqual([{ field: '(root)', message: '(root): must be an object' }]);
+  });
+
+  it('reports every problem at once, not only the first', () => {
+    const input = validSchedule();
+    input['spec'].retention.keepLast = 0;
+    input['spec'].concurrencyPolicy = 'Sometimes';
+    expect(validateBackupSchedule(input).map((e) => e.field).sort()).toEqual(['spec.concurrencyPolicy', 'spec.retention.keepLast']);
+  });
+
+  it('accepts @midnight like the CronJob controller does', () => {
+    const input = validSchedule();
+    input['spec'].schedule = '@midnight';
+    expect(validateBackupSchedule(input)).toEqual([]);
+  });
+});
+
+describe('the synthesized CRD openAPIV3Schema', () => {
+  const validate = crdValidator();
+
+  it('accepts the example and every golden input', () => {
+    for (const input of [nightlyEtcd('kubelings'), ...goldenInputs.map(([, i]) => i)]) {
+      expect(validate(input), JSON.stringify(validate.errors)).toBe(true);
+    }
+  });
+
+  it.each(INVALID_CASES.filter((c) => c.schemaRejects).map((c) => [c.name, c] as const))('rejects %s', (_name, c) => {
+    const input = validSchedule();
+    c.mutate(input);
+    expect(validate(input)).toBe(false);
+  });
+});
