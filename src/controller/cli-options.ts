@@ -1,0 +1,173 @@
+/**
+ * Command-line flags of the controller (the Deployment in dist/ passes them), parsed with
+ * `node:util` `parseArgs` and validated where they enter: a bad flag is a {@link UsageError} naming the
+ * flag and the value, and the process exits 2.
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_IMAGE } from '../build/index.ts';
+import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
+
+/** A host and port to listen on; `host` undefined means every interface. */
+export interface BindAddress {
+  readonly host: string | undefined;
+  readonly port: number;
+}
+
+/** The parsed flags. */
+export interface ControllerOptions {
+  /** `--kubeconfig`: kubeconfig file; in-cluster config when absent. @default in-cluster */
+  readonly kubeconfig: string | undefined;
+  /** `--namespace` (repeatable): namespaces to watch. @default [] = all namespaces */
+  readonly namespaces: readonly string[];
+  /** `--leader-elect`: take the Lease before any write. @default false */
+  readonly leaderElect: boolean;
+  /** `--lease-name`. @default 'backupschedule-operator-leader' */
+  readonly leaseName: string;
+  /** `--lease-namespace`. @default the pod's namespace in-cluster, else 'backupschedule-system' */
+  readonly leaseNamespace: string | undefined;
+  /** `--leader-election-id`: this replica's identity in the Lease. @default `<hostname>_<random>` */
+  readonly identity: string | undefined;
+  /** `--metrics-bind-address`; `0` disables. @default ':8080' */
+  readonly metricsAddress: BindAddress | undefined;
+  /** `--health-probe-bind-address`; `0` disables. @default ':8081' */
+  readonly healthAddress: BindAddress | undefined;
+  /** `--concurrency`: reconcile workers. @default 2 */
+  readonly concurrency: number;
+  /** `--log-level`. @default 'info' */
+  readonly logLevel: LogLevel;
+  /** `--log-format`: `json` or `text`. @default 'json' */
+  readonly logFormat: 'json' | 'text';
+  /** `--backup-image`: image of the backup Jobs when a spec sets none. @default DEFAULT_IMAGE */
+  readonly backupImage: string;
+  /** `--shutdown-timeout`: seconds in-flight reconciles get at SIGTERM. @default 10 */
+  readonly shutdownTimeoutSeconds: number;
+}
+
+/** What the command line asks for. */
+export type Command =
+  | { readonly kind: 'run'; readonly options: ControllerOptions }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'backup' };
+
+/** A command-line mistake; the message names the flag. Exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The `--help` text. */
+export const USAGE = `Usage: controller [flags]
+       controller backup ...   (the backup Job runner: not implemented in this version)
+
+Reconciles BackupSchedules (kubelings.dev/v1alpha1) into CronJobs.
+
+Flags:
+  --kubeconfig <path>                 kubeconfig file (default: in-cluster service account)
+  --namespace <ns>                    watch only this namespace; repeatable (default: all namespaces)
+  --leader-elect                      elect a leader through a Lease before writing (default: false)
+  --lease-name <name>                 Lease name (default: backupschedule-operator-leader)
+  --lease-namespace <ns>              Lease namespace (default: the pod's namespace, else backupschedule-system)
+  --leader-election-id <id>           identity in the Lease (default: <hostname>_<random>)
+  --metrics-bind-address <[host]:port> Prometheus /metrics; "0" disables (default: :8080)
+  --health-probe-bind-address <[host]:port> /healthz and /readyz; "0" disables (default: :8081)
+  --concurrency <n>                   concurrent reconciles, 1-64 (default: 2)
+  --log-level <level>                 ${LOG_LEVELS.join('|')} (default: info)
+  --log-format <json|text>            log format (default: json)
+  --backup-image <image>              image of backup Jobs when a spec sets none (default: ${DEFAULT_IMAGE})
+  --shutdown-timeout <seconds>        time in-flight reconciles get on SIGTERM (default: 10)
+  --help                              print this help
+`;
+
+/** Parses `[host]:port` or `0` (disabled). */
+export function parseBindAddress(flag: string, value: string): BindAddress | undefined {
+  if (value === '0') return undefined;
+  const colon = value.lastIndexOf(':');
+  const portText = colon < 0 ? '' : value.slice(colon + 1);
+  const port = Number(portText);
+  if (colon < 0 || !/^\d+$/.test(portText) || port > 65535) {
+    throw new UsageError(`--${flag}: expected [host]:port or 0, got ${JSON.stringify(value)}`);
+  }
+  const host = value.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  return { host: host === '' ? undefined : host, port };
+}
+
+function integer(flag: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new UsageError(`--${flag}: expected an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value === '') throw new UsageError(`--${flag}: must not be empty`);
+  return value;
+}
+
+/** Parses the arguments after the script name. Throws {@link UsageError}. */
+export function parseCommandLine(argv: readonly string[]): Command {
+  // The backup runner has its own flags (src/build/backup-contract.ts): dispatch before parsing ours.
+  if (argv[0] === 'backup') return { kind: 'backup' };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        kubeconfig: { type: 'string' },
+        namespace: { type: 'string', multiple: true },
+        'leader-elect': { type: 'boolean' },
+        'lease-name': { type: 'string' },
+        'lease-namespace': { type: 'string' },
+        'leader-election-id': { type: 'string' },
+        'metrics-bind-address': { type: 'string' },
+        'health-probe-bind-address': { type: 'string' },
+        concurrency: { type: 'string' },
+        'log-level': { type: 'string' },
+        'log-format': { type: 'string' },
+        'backup-image': { type: 'string' },
+        'shutdown-timeout': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (known subcommands: backup)`);
+
+  const logLevel = values['log-level'] ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new UsageError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  }
+  const logFormat = values['log-format'] ?? 'json';
+  if (logFormat !== 'json' && logFormat !== 'text') {
+    throw new UsageError(`--log-format: expected json or text, got ${JSON.stringify(logFormat)}`);
+  }
+  const namespaces = values.namespace ?? [];
+  for (const ns of namespaces) {
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) throw new UsageError(`--namespace: ${JSON.stringify(ns)} is not a valid namespace name`);
+  }
+  return {
+    kind: 'run',
+    options: {
+      kubeconfig: nonEmpty('kubeconfig', values.kubeconfig),
+      namespaces: [...new Set(namespaces)],
+      leaderElect: values['leader-elect'] ?? false,
+      leaseName: nonEmpty('lease-name', values['lease-name']) ?? 'backupschedule-operator-leader',
+      leaseNamespace: nonEmpty('lease-namespace', values['lease-namespace']),
+      identity: nonEmpty('leader-election-id', values['leader-election-id']),
+      metricsAddress: parseBindAddress('metrics-bind-address', values['metrics-bind-address'] ?? ':8080'),
+      healthAddress: parseBindAddress('health-probe-bind-address', values['health-probe-bind-address'] ?? ':8081'),
+      concurrency: integer('concurrency', values.concurrency ?? '2', 1, 64),
+      logLevel: logLevel as LogLevel,
+      logFormat,
+      backupImage: nonEmpty('backup-image', values['backup-image']) ?? DEFAULT_IMAGE,
+      shutdownTimeoutSeconds: integer('shutdown-timeout', values['shutdown-timeout'] ?? '10', 0, 3600),
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_IMAGE } from '../../src/build/index.ts';
+import { parseBindAddress, parseCommandLine, UsageError } from '../../src/controller/cli-options.ts';
+
+describe('parseCommandLine', () => {
+  it('applies the documented defaults', () => {
+    expect(parseCommandLine([])).toEqual({
+      kind: 'run',
+      options: {
+        kubeconfig: undefined,
+        namespaces: [],
+        leaderElect: false,
+        leaseName: 'backupschedule-operator-leader',
+        leaseNamespace: undefined,
+        identity: undefined,
+        metricsAddress: { host: undefined, port: 8080 },
+        healthAddress: { host: undefined, port: 8081 },
+        concurrency: 2,
+        logLevel: 'info',
+        logFormat: 'json',
+        backupImage: DEFAULT_IMAGE,
+        shutdownTimeoutSeconds: 10,
+      },
+    });
+  });
+
+  it('reads the flags the Deployment in dist/ passes', () => {
+    const command = parseCommandLine([
+      '--leader-elect', '--lease-name=l', '--lease-namespace=ns', '--metrics-bind-address=:8080', '--health-probe-bind-address=127.0.0.1:0',
+      '--concurrency', '4', '--log-level=debug', '--log-format=json', '--namespace', 'a', '--namespace=b', '--backup-image=img:1', '--kubeconfig=/k',
+    ]);
+    expect(command).toMatchObject({
+      kind: 'run',
+      options: { leaderElect: true, leaseName: 'l', leaseNamespace: 'ns', healthAddress: { host: '127.0.0.1', port: 0 }, concurrency: 4, logLevel: 'debug', namespaces: ['a', 'b'], backupImage: 'img:1', kubeconfig: '/k' },
+    });
+  });
+
+  it.each([
+    [['--help'], { kind: 'help' }],
+    [['-h'], { kind: 'help' }],
+    [['backup', '--source=etcd'], { kind: 'backup' }],
+  ])('recognises %j', (argv, command) => {
+    expect(parseCommandLine(argv)).toEqual(command);
+  });
+
+  it.each([
+    [['--bogus'], "Unknown option '--bogus'"],
+    [['--concurrency=0'], '--concurrency: expected an integer from 1 to 64, got "0"'],
+    [['--concurrency=two'], '--concurrency: expected an integer from 1 to 64, got "two"'],
+    [['--log-level=loud'], '--log-level: expected one of'],
+    [['--log-format=xml'], '--log-format: expected json or text, got "xml"'],
+    [['--metrics-bind-address=8080'], '--metrics-bind-address: expected [host]:port or 0, got "8080"'],
+    [['--namespace=Bad_NS'], '--namespace: "Bad_NS" is not a valid namespace name'],
+    [['--lease-name='], '--lease-name: must not be empty'],
+    [['frobnicate'], 'unexpected argument "frobnicate"'],
+  ])('rejects %j with a message naming the flag', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(UsageError);
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+});
+
+describe('parseBindAddress', () => {
+  it.each([
+    [':8080', { host: undefined, port: 8080 }],
+    ['127.0.0.1:9090', { host: '127.0.0.1', port: 9090 }],
+    ['[::1]:80', { host: '::1', port: 80 }],
+    ['0', undefined],
+  ])('parses %s', (text, address) => {
+    expect(parseBindAddress('x', text)).toEqual(address);
+  });
+});
