@@ -1,0 +1,54 @@
+/**
+ * Bundles the controller entry point (src/controller/main.ts) into one ES module file with esbuild:
+ * what the image runs (`Dockerfile`) and what the e2e tests and the demo start, so they test the very
+ * file the image copies. Output goes to build/ (dist/ is the synth's YAML).
+ *
+ *   npm run bundle                      # → build/controller.mjs
+ *   npm run bundle -- --outfile <path>
+ */
+import { build, type BuildResult } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Where `npm run bundle` writes the controller bundle. */
+export const DEFAULT_BUNDLE = fileURLToPath(new URL('../build/controller.mjs', import.meta.url));
+
+/** Options for {@link bundleController}. */
+export interface BundleOptions {
+  /** Output file. @default build/controller.mjs */
+  readonly outfile?: string;
+  /** Minify identifiers and whitespace. @default false (readable stack traces in logs) */
+  readonly minify?: boolean;
+}
+
+/** Builds the controller bundle; resolves with esbuild's result (warnings included). */
+export async function bundleController(options: BundleOptions = {}): Promise<BuildResult> {
+  return build({
+    absWorkingDir: ROOT,
+    entryPoints: ['src/controller/main.ts'],
+    outfile: options.outfile ?? DEFAULT_BUNDLE,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    minify: options.minify ?? false,
+    sourcemap: 'inline',
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // CommonJS dependencies (pino, prom-client) call require() for Node built-ins; an ES module has none.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    // Loaded only for --log-format=text, through a worker thread that resolves it by name at run time.
+    external: ['pino-pretty'],
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { outfile: { type: 'string' }, minify: { type: 'boolean' } } });
+  const started = performance.now();
+  const outfile = values.outfile ?? DEFAULT_BUNDLE;
+  await bundleController({ outfile, minify: values.minify ?? false });
+  console.log(`bundled ${outfile} in ${Math.round(performance.now() - started)} ms`);
+}
