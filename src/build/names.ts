@@ -23,9 +23,17 @@ export function truncateWithHash(value: string, max: number): string {
   return `${prefix}-${hash}`;
 }
 
-/** Name of the child CronJob of a BackupSchedule named `scheduleName`: ≤ 52 characters, DNS-1123. */
+/**
+ * Name of the child CronJob of a BackupSchedule named `scheduleName`: ≤ 52 characters and a DNS-1123
+ * *label* (no dots: the Pods' hostnames derive from it, and Kubernetes recommends label-style CronJob
+ * names). A name of ≤ 52 characters without dots is used unchanged; otherwise dots become dashes and the
+ * result is `<first ≤ 41 characters>-<sha256(original name)[0:10]>`, so `a.b` and `a-b` never collide.
+ */
 export function childNameFor(scheduleName: string): string {
-  return truncateWithHash(scheduleName, MAX_CHILD_NAME_LENGTH);
+  if (scheduleName.length <= MAX_CHILD_NAME_LENGTH && !scheduleName.includes('.')) return scheduleName;
+  const hash = createHash('sha256').update(scheduleName).digest('hex').slice(0, HASH_LENGTH);
+  const prefix = scheduleName.replace(/\./g, '-').slice(0, MAX_CHILD_NAME_LENGTH - HASH_LENGTH - 1).replace(/-+$/, '');
+  return `${prefix}-${hash}`;
 }
 
 /** A label value naming the BackupSchedule `scheduleName`: ≤ 63 characters. */
