@@ -1,0 +1,58 @@
+import { Testing } from 'cdk8s';
+import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
+import { describe, expect, it } from 'vitest';
+import { backupScheduleSchema, toCrdOpenApiSchema } from '../../src/api/index.ts';
+import { BackupScheduleCrd } from '../../src/manifests/index.ts';
+
+function synthCrd(): Record<string, any> {
+  const chart = Testing.chart();
+  new BackupScheduleCrd(chart, 'Crd');
+  const [crd] = Testing.synth(chart);
+  return crd as Record<string, any>;
+}
+
+describe('BackupScheduleCrd', () => {
+  const crd = synthCrd();
+  const version = crd['spec'].versions[0];
+  const schema = version.schema.openAPIV3Schema;
+
+  it('matches the snapshot', () => {
+    expect(crd).toMatchSnapshot();
+  });
+
+  it('is a valid CustomResourceDefinition for the Kubernetes OpenAPI schema', () => {
+    expect(() => new CustomResourceDefinition(crd as never).validate()).not.toThrow();
+  });
+
+  it('keeps every keyword of the source schema, x-kubernetes-* included (cdk8s-plus drops raw ones)', () => {
+    expect(schema).toEqual(toCrdOpenApiSchema(backupScheduleSchema));
+  });
+
+  it('contains the CEL rules, list types, defaults and descriptions in the synthesized YAML', () => {
+    const text = JSON.stringify(schema);
+    expect(text.match(/"x-kubernetes-validations"/g)?.length).toBe(4);
+    expect(schema.properties.spec.properties.source['x-kubernetes-validations'][0].rule).toContain('has(self.etcd)');
+    expect(schema.properties.status.properties.conditions['x-kubernetes-list-type']).toBe('map');
+    expect(schema.properties.spec.properties.retention.default).toEqual({});
+    expect(schema.properties.spec.properties.retention.properties.keepLast).toMatchObject({ default: 7, minimum: 1, maximum: 1000 });
+    expect(schema.properties.spec.properties.concurrencyPolicy.default).toBe('Forbid');
+    expect(text).not.toMatch(/xKubernetes|tsType|"title"/);
+  });
+
+  it('is namespaced with the status subresource, short name bks and category backup', () => {
+    expect(crd['metadata'].name).toBe('backupschedules.kubelings.dev');
+    expect(crd['spec'].scope).toBe('Namespaced');
+    expect(crd['spec'].names).toMatchObject({ kind: 'BackupSchedule', plural: 'backupschedules', shortNames: ['bks'], categories: ['backup'] });
+    expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
+  });
+
+  it('prints Schedule, Suspended, Last Schedule, Ready and Age columns', () => {
+    expect(version.additionalPrinterColumns.map((c: { name: string; jsonPath: string }) => [c.name, c.jsonPath])).toEqual([
+      ['Schedule', '.spec.schedule'],
+      ['Suspended', '.spec.suspend'],
+      ['Last Schedule', '.status.lastScheduleTime'],
+      ['Ready', '.status.conditions[?(@.type=="Ready")].status'],
+      ['Age', '.metadata.creationTimestamp'],
+    ]);
+  });
+});

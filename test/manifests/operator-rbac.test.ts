@@ -1,0 +1,39 @@
+import { Testing } from 'cdk8s';
+import { describe, expect, it } from 'vitest';
+import { OperatorRbac } from '../../src/manifests/index.ts';
+
+describe('OperatorRbac', () => {
+  const chart = Testing.chart();
+  new OperatorRbac(chart, 'Rbac', { name: 'op', namespace: 'op-system', leaseName: 'op-leader' });
+  const objects = Testing.synth(chart) as Record<string, any>[];
+  const byKind = (kind: string) => objects.find((o) => o['kind'] === kind) as Record<string, any>;
+
+  it('matches the snapshot', () => {
+    expect(objects).toMatchSnapshot();
+  });
+
+  it('grants exactly the verbs the controller uses (DESIGN.md §5)', () => {
+    const rules = byKind('ClusterRole')['rules'].map((r: any) => `${r.apiGroups[0]}/${r.resources[0]}: ${r.verbs.join(',')}`);
+    expect(rules).toEqual([
+      'kubelings.dev/backupschedules: get,list,watch',
+      'kubelings.dev/backupschedules/status: update',
+      'kubelings.dev/backupschedules/finalizers: update',
+      'batch/cronjobs: list,watch,create,update',
+      '/events: create,patch',
+    ]);
+  });
+
+  it('limits the Lease Role to the one Lease, get and update, no create', () => {
+    expect(byKind('Role')['metadata'].namespace).toBe('op-system');
+    expect(byKind('Role')['rules']).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['op-leader'], verbs: ['get', 'update'] },
+    ]);
+  });
+
+  it('binds both roles to the ServiceAccount', () => {
+    const subject = { kind: 'ServiceAccount', name: 'op', namespace: 'op-system' };
+    expect(byKind('ClusterRoleBinding')['subjects']).toEqual([subject]);
+    expect(byKind('RoleBinding')['subjects']).toEqual([subject]);
+    expect(byKind('RoleBinding')['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'op-leader-election' });
+  });
+});

@@ -1,0 +1,42 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GENERATED_TYPES_PATH, generateTypes } from '../../src/api/generate-types.ts';
+import { synthesize } from '../../src/manifests/index.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DIST = join(ROOT, 'dist');
+
+describe('committed generated files', () => {
+  it(`${GENERATED_TYPES_PATH} matches the schema (run \`npm run import\` if not)`, async () => {
+    const committed = readFileSync(join(ROOT, GENERATED_TYPES_PATH), 'utf8');
+    expect(committed === (await generateTypes()), `${GENERATED_TYPES_PATH} is stale: run \`npm run import\``).toBe(true);
+  });
+
+  describe('dist/', () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'synth-'));
+    afterAll(() => rmSync(fresh, { recursive: true, force: true }));
+    synthesize(fresh);
+    const freshFiles = readdirSync(fresh).sort();
+
+    it('has exactly the files of a fresh synth (run `npm run synth` if not)', () => {
+      expect(readdirSync(DIST).sort(), 'dist/ is stale: run `npm run synth`').toEqual(freshFiles);
+    });
+
+    it.each(freshFiles)('%s is byte-identical to a fresh synth (run `npm run synth` if not)', (file) => {
+      const same = readFileSync(join(DIST, file), 'utf8') === readFileSync(join(fresh, file), 'utf8');
+      expect(same, `dist/${file} is stale: run \`npm run synth\``).toBe(true);
+    });
+
+    it('is deterministic: a second synth gives the same bytes', () => {
+      const again = mkdtempSync(join(tmpdir(), 'synth-'));
+      try {
+        synthesize(again);
+        for (const file of freshFiles) expect(readFileSync(join(again, file), 'utf8')).toBe(readFileSync(join(fresh, file), 'utf8'));
+      } finally {
+        rmSync(again, { recursive: true, force: true });
+      }
+    });
+  });
+});
