@@ -1,0 +1,198 @@
+/**
+ * The worker loop (controller-runtime `pkg/internal/controller/controller.go`): wait until every
+ * cache has synced, then N async workers take keys from the rate-limiting queue and reconcile them,
+ * turning each result or error into forget / requeue / rate-limited retry, with metrics and a
+ * per-reconcile logger.
+ */
+import { randomUUID } from 'node:crypto';
+import { splitObjectKey } from '../kube/object.ts';
+import { realClock, type Clock } from './clock.ts';
+import type { SyncSource } from './informer.ts';
+import { silentLogger, type Logger } from './logger.ts';
+import { noopControllerMetrics, type ControllerMetrics, type ControllerMetricsFactory, type ReconcileOutcome } from './metrics.ts';
+import { createRateLimitingQueue, type RateLimitingQueue } from './rate-limiting-queue.ts';
+import { isTerminalError, type Reconciler } from './reconciler.ts';
+import type { WorkQueueMetricsProvider } from './work-queue.ts';
+
+/** Options for {@link Controller}. */
+export interface ControllerOptions {
+  /** Controller name: metrics label `controller`, queue name, log field. */
+  readonly name: string;
+  readonly reconciler: Reconciler;
+  /** @default createRateLimitingQueue({ name, clock, metrics: workQueueMetrics }) */
+  readonly queue?: RateLimitingQueue<string>;
+  /** `workqueue_*` metrics for the default queue. @default none */
+  readonly workQueueMetrics?: WorkQueueMetricsProvider;
+  /**
+   * Concurrent reconciles. Node runs them on one thread, but a reconcile spends almost all its time
+   * awaiting the API server, so a few workers overlap that latency; more would mostly raise the
+   * burst of writes against the API server (client-go's default client allows 5 qps / 10 burst) and
+   * the memory of in-flight requests. controller-runtime defaults to 1 worker per controller; 4 keeps
+   * one slow key from stalling the others without flooding the server. @default 4
+   */
+  readonly concurrency?: number;
+  /** Caches that must have synced before any worker starts. @default none */
+  readonly informers?: readonly SyncSource[];
+  /** Give up waiting for the caches after this long (controller-runtime's CacheSyncTimeout). @default 120_000 */
+  readonly cacheSyncTimeoutMs?: number;
+  /** How often cache sync is polled (client-go's WaitForCacheSync polls every 100 ms). @default 100 */
+  readonly cacheSyncPollMs?: number;
+  /** @default silentLogger */
+  readonly logger?: Logger;
+  /** @default no metrics */
+  readonly metrics?: ControllerMetricsFactory;
+  /** @default realClock */
+  readonly clock?: Clock;
+}
+
+/** The caches did not sync in time; `pending` names them. */
+export class CacheSyncTimeoutError extends Error {
+  readonly pending: readonly string[];
+  constructor(controller: string, timeoutMs: number, pending: readonly string[]) {
+    super(`controller "${controller}": timed out after ${timeoutMs} ms waiting for caches to sync: ${pending.join(', ')}`);
+    this.name = 'CacheSyncTimeoutError';
+    this.pending = pending;
+  }
+}
+
+/** The controller life cycle. */
+type ControllerState =
+  | { readonly kind: 'new' }
+  | { readonly kind: 'syncing' }
+  | { readonly kind: 'running'; readonly workers: Promise<void> }
+  | { readonly kind: 'stopped' };
+
+/** Runs a reconciler over a work queue. */
+export class Controller {
+  readonly name: string;
+  readonly queue: RateLimitingQueue<string>;
+  readonly #reconciler: Reconciler;
+  readonly #concurrency: number;
+  readonly #informers: readonly SyncSource[];
+  readonly #syncTimeoutMs: number;
+  readonly #syncPollMs: number;
+  readonly #logger: Logger;
+  readonly #metrics: ControllerMetrics;
+  readonly #clock: Clock;
+  readonly #hardStop = new AbortController();
+  #state: ControllerState = { kind: 'new' };
+  #active = 0;
+
+  constructor(options: ControllerOptions) {
+    if (!options.name) throw new TypeError('Controller: name must be a non-empty string');
+    this.name = options.name;
+    this.#reconciler = options.reconciler;
+    this.#clock = options.clock ?? realClock;
+    this.#concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(this.#concurrency) || this.#concurrency < 1) {
+      throw new RangeError(`Controller "${this.name}": concurrency must be a positive integer, got ${this.#concurrency}`);
+    }
+    this.#informers = options.informers ?? [];
+    this.#syncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
+    this.#syncPollMs = options.cacheSyncPollMs ?? 100;
+    this.#logger = (options.logger ?? silentLogger).child({ controller: this.name });
+    this.#metrics = (options.metrics ?? noopControllerMetrics).controller(this.name);
+    this.queue = options.queue ?? createRateLimitingQueue<string>({
+      name: this.name, clock: this.#clock, ...(options.workQueueMetrics ? { metrics: options.workQueueMetrics } : {}),
+    });
+  }
+
+  /** Reconciles in flight right now. */
+  get activeWorkers(): number {
+    return this.#active;
+  }
+
+  /**
+   * Waits for every informer to sync (throws {@link CacheSyncTimeoutError} naming the laggards), then
+   * starts the workers. Resolves once the workers run; {@link stop} ends them.
+   */
+  async start(): Promise<void> {
+    if (this.#state.kind !== 'new') throw new Error(`controller "${this.name}" was already started`);
+    this.#state = { kind: 'syncing' };
+    this.#metrics.setMaxConcurrentReconciles(this.#concurrency);
+    this.#metrics.setActiveWorkers(0);
+    this.#logger.info({ caches: this.#informers.map((i) => i.name) }, 'waiting for caches to sync');
+    const deadline = this.#clock.now() + this.#syncTimeoutMs;
+    for (;;) {
+      const pending = this.#informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+      if (pending.length === 0) break;
+      if (this.#state.kind !== 'syncing') return;
+      if (this.#clock.now() >= deadline) {
+        this.#state = { kind: 'stopped' };
+        throw new CacheSyncTimeoutError(this.name, this.#syncTimeoutMs, pending);
+      }
+      await this.#clock.sleep(Math.min(this.#syncPollMs, deadline - this.#clock.now()));
+    }
+    if (this.#state.kind !== 'syncing') return;
+    this.#logger.info({ workers: this.#concurrency }, 'starting workers');
+    const workers = Array.from({ length: this.#concurrency }, () => this.#worker());
+    this.#state = { kind: 'running', workers: Promise.all(workers).then(() => undefined) };
+  }
+
+  /**
+   * Stops intake and lets in-flight reconciles finish within `deadlineMs`; when the deadline passes,
+   * their `ctx.signal` aborts. Resolves `true` if everything finished in time.
+   */
+  async stop(deadlineMs = 30_000): Promise<boolean> {
+    const state = this.#state;
+    this.#state = { kind: 'stopped' };
+    const drained = this.queue.shutDownWithDrain();
+    if (state.kind !== 'running') return true;
+    const finished = Promise.all([drained, state.workers]).then(() => true);
+    const timer = new AbortController();
+    const timedOut = this.#clock.sleep(deadlineMs, timer.signal).then(() => false, () => true);
+    const inTime = await Promise.race([finished, timedOut]);
+    timer.abort();
+    if (!inTime) {
+      this.#logger.warn({ deadlineMs, active: this.#active }, 'shutdown deadline passed with reconciles in flight');
+      this.#hardStop.abort(new Error(`controller "${this.name}" shutdown deadline of ${deadlineMs} ms passed`));
+    }
+    return inTime;
+  }
+
+  async #worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      await this.#process(key);
+    }
+  }
+
+  async #process(key: string): Promise<void> {
+    this.#metrics.setActiveWorkers(++this.#active);
+    const { namespace, name } = splitObjectKey(key);
+    const reconcileId = randomUUID();
+    const logger = this.#logger.child({ namespace, name, reconcileID: reconcileId });
+    const started = this.#clock.now();
+    let outcome: ReconcileOutcome = 'success';
+    try {
+      const result = await this.#reconciler.reconcile({ key, namespace, name, reconcileId, logger, signal: this.#hardStop.signal });
+      if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfterMs);
+        outcome = 'requeue_after';
+      } else if (result?.requeue) {
+        this.queue.addRateLimited(key);
+        outcome = 'requeue';
+      } else {
+        this.queue.forget(key);
+      }
+    } catch (err) {
+      outcome = 'error';
+      const terminal = isTerminalError(err);
+      this.#metrics.reconcileError(terminal);
+      if (terminal) {
+        // Retrying cannot help; the next change of the object queues the key again.
+        this.queue.forget(key);
+        logger.error({ err }, 'reconciler error (terminal, not retried)');
+      } else {
+        this.queue.addRateLimited(key);
+        logger.error({ err, requeues: this.queue.numRequeues(key) }, 'reconciler error');
+      }
+    } finally {
+      this.#metrics.reconciled(outcome, (this.#clock.now() - started) / 1000);
+      this.queue.done(key);
+      this.#metrics.setActiveWorkers(--this.#active);
+    }
+  }
+}
