@@ -57,9 +57,19 @@ function visit(s: JSONSchemaProps, path: string, position: Position, out: Status
     visit(s.additionalProperties, `${path}.additionalProperties`, position === 'valueValidation' ? position : 'additionalProperties', out);
   }
   for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
-    s[key]?.forEach((sub, i) => visit(sub, `${path}.${key}[${i}]`, 'valueValidation', out));
+    s[key]?.forEach((sub, i) => {
+      // The int-or-string idiom `anyOf: [{type: integer}, {type: string}]` (also under allOf) is allowed.
+      if (intOrString && key !== 'oneOf' && isIntOrStringIdiom(sub, key)) return;
+      visit(sub, `${path}.${key}[${i}]`, 'valueValidation', out);
+    });
   }
   if (s.not) visit(s.not, `${path}.not`, 'valueValidation', out);
+}
+
+function isIntOrStringIdiom(sub: JSONSchemaProps, key: 'allOf' | 'anyOf'): boolean {
+  const onlyType = (x: JSONSchemaProps) => Object.keys(x).length === 1 && (x.type === 'integer' || x.type === 'string');
+  if (key === 'anyOf') return onlyType(sub);
+  return Object.keys(sub).length === 1 && (sub.anyOf ?? []).length > 0 && (sub.anyOf ?? []).every(onlyType);
 }
 
 function emptyTypeDetail(position: Position): string {
