@@ -1,0 +1,100 @@
+/**
+ * kubectl (the real client, v1.32) against the cluster through the kubeconfig only: create with the
+ * default validation (no --validate=false), get with printer columns, a 422 naming the field, describe,
+ * delete.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { useCluster, useWidgets } from './harness.ts';
+
+const cluster = useCluster();
+const widgets = useWidgets(cluster);
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'conformance-kubectl-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Result {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function kubectl(...args: string[]): Promise<Result> {
+  // A private cache dir: discovery must come from this server, not from an earlier run.
+  const full = ['--kubeconfig', cluster().kubeconfigPath, '--cache-dir', join(dir, 'cache'), ...args];
+  try {
+    const { stdout, stderr } = await run('kubectl', full, { timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? String(err) };
+  }
+}
+
+function file(name: string, doc: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, stringify(doc));
+  return path;
+}
+
+describe('kubectl', () => {
+  it('creates a Widget from YAML with default validation, prints it with its printer columns, describes and deletes it', async () => {
+    const w = widgets();
+    const ns = await cluster().namespace('kubectl');
+    const created = await kubectl('-n', ns, 'create', '-f', file('good.yaml', w.body('k1', { schedule: '@daily', size: 4 })));
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout.trim()).toBe(`widget.${w.group}/k1 created`);
+
+    const got = await kubectl('-n', ns, 'get', `widgets.${w.group}`);
+    expect(got.code, got.stderr).toBe(0);
+    const [header, row] = got.stdout.trim().split('\n');
+    expect(header?.split(/\s+/)).toEqual(['NAME', 'SIZE', 'READY', 'AGE']);
+    expect(row?.split(/\s+/).slice(0, 3)).toEqual(['k1', '4', '']);
+
+    const yaml = await kubectl('-n', ns, 'get', `widgets.${w.group}`, 'k1', '-o', 'jsonpath={.spec.mode}/{.spec.nested.keep}');
+    expect(yaml.stdout).toBe('Safe/7');
+
+    const described = await kubectl('-n', ns, 'describe', `widgets.${w.group}`, 'k1');
+    expect(described.code, described.stderr).toBe(0);
+    expect(described.stdout).toMatch(/^Name:\s+k1$/m);
+
+    const deleted = await kubectl('-n', ns, 'delete', `widgets.${w.group}`, 'k1');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout.trim()).toBe(`widget.${w.group} "k1" deleted`);
+    expect((await cluster().api.get(w.path(ns, 'k1'))).status).toBe(404);
+  });
+
+  it('prints the 422 naming the invalid field when creating an invalid Widget', async () => {
+    const w = widgets();
+    const ns = await cluster().namespace('kubectl');
+    const res = await kubectl('-n', ns, 'create', '-f', file('bad.yaml', w.body('bad', { schedule: '@daily', size: 11 })));
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('The Widget "bad" is invalid: spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10');
+  });
+
+  it('rejects an unknown field with kubectl\'s default strict validation', async () => {
+    const w = widgets();
+    const ns = await cluster().namespace('kubectl');
+    const res = await kubectl('-n', ns, 'create', '-f', file('unknown.yaml', w.body('unk', { schedule: '@daily', bogus: 1 })));
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('unknown field "spec.bogus"');
+  });
+
+  it('creates, lists and deletes a CronJob and a ConfigMap by their short names', async () => {
+    const ns = await cluster().namespace('kubectl');
+    const cj = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: '0 2 * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } } } };
+    expect((await kubectl('-n', ns, 'create', '-f', file('cj.yaml', cj))).stdout.trim()).toBe('cronjob.batch/nightly created');
+    const got = await kubectl('-n', ns, 'get', 'cj');
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout.split('\n')[0]).toMatch(/^NAME\s+SCHEDULE\s+(TIMEZONE\s+)?SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE$/);
+    expect((await kubectl('-n', ns, 'create', 'configmap', 'cm1', '--from-literal=a=b')).stdout.trim()).toBe('configmap/cm1 created');
+    expect((await kubectl('-n', ns, 'get', 'cm', 'cm1', '-o', 'jsonpath={.data.a}')).stdout).toBe('b');
+    expect((await kubectl('-n', ns, 'delete', 'cj', 'nightly')).stdout.trim()).toBe('cronjob.batch "nightly" deleted');
+  });
+});

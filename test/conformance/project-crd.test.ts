@@ -1,0 +1,117 @@
+/**
+ * The project's own CRD and manifests from dist/ (written by `npm run synth`): the CRD is accepted and
+ * served, the example BackupSchedule passes strict validation, the printer columns appear, an invalid
+ * BackupSchedule is a 422 naming the field, and — on the test server only, since it installs
+ * cluster-wide objects — `kubectl create` of every dist/ manifest succeeds.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { eventually, isRealCluster, must, useCluster, type Doc } from './harness.ts';
+
+const cluster = useCluster();
+const distDir = join(import.meta.dirname, '..', '..', 'dist');
+const manifests = existsSync(distDir) ? readdirSync(distDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml') : [];
+const docs = manifests.map((f) => ({ file: f, doc: parse(readFileSync(join(distDir, f), 'utf8')) as Doc }));
+const crd = docs.find((d) => d.doc.kind === 'CustomResourceDefinition')?.doc;
+const example = docs.find((d) => crd && d.doc.kind === (crd.spec as { names: { kind: string } }).names.kind)?.doc;
+const run = promisify(execFile);
+
+interface CrdSpec {
+  group: string;
+  names: { plural: string; kind: string };
+  versions: Array<{ name: string; storage: boolean; additionalPrinterColumns?: Array<{ name: string }> }>;
+}
+
+describe.skipIf(!crd || !example)('project CRD from dist/ (skipped: dist/ has no CRD and example yet — run npm run synth)', () => {
+  const spec = (crd?.spec ?? {}) as CrdSpec;
+  const version = spec.versions?.find((v) => v.storage)?.name ?? '';
+  const path = (ns: string, name?: string): string => `/apis/${spec.group}/${version}/namespaces/${ns}/${spec.names.plural}${name ? `/${name}` : ''}`;
+  let createdCrd = false;
+
+  beforeAll(async () => {
+    const { api } = cluster();
+    const res = await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    // On a real cluster the CRD may already be installed: reuse it and leave it in place.
+    if (res.status !== 409) must(res, 201);
+    createdCrd = res.status === 201;
+    await eventually(async () => ((await api.get(`/apis/${spec.group}/${version}/${spec.names.plural}`)).status === 200 ? true : undefined), 10_000);
+  });
+  afterAll(async () => {
+    if (createdCrd) await cluster().api.delete(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd?.metadata.name}`);
+  });
+
+  const exampleIn = (ns: string): Doc => ({ ...example!, metadata: { ...example!.metadata, namespace: ns } });
+
+  it('accepts the example with fieldValidation=Strict and keeps its spec', async () => {
+    const ns = await cluster().namespace('proj');
+    const res = await cluster().api.post(path(ns), exampleIn(ns), { query: { fieldValidation: 'Strict' } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.spec).toMatchObject(example!.spec as object);
+    expect(res.body.metadata.generation).toBe(1);
+  });
+
+  it('prints the CRD printer columns as a Table', async () => {
+    const ns = await cluster().namespace('proj');
+    must(await cluster().api.post(path(ns), exampleIn(ns)), 201);
+    const res = await cluster().api.get<{ kind: string; columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> }>(path(ns), {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+    });
+    expect(res.body.kind).toBe('Table');
+    const expected = ['Name', ...(spec.versions.find((v) => v.name === version)?.additionalPrinterColumns ?? []).map((c) => c.name)];
+    expect(res.body.columnDefinitions.map((c) => c.name)).toEqual(expected);
+    expect(res.body.rows[0]?.cells[0]).toBe(example!.metadata.name);
+  });
+
+  it('rejects a BackupSchedule without spec.schedule with a 422 naming the field', async () => {
+    const ns = await cluster().namespace('proj');
+    const bad = exampleIn(ns);
+    const { schedule: _dropped, ...rest } = bad.spec as Record<string, unknown>;
+    const res = await cluster().api.post(path(ns), { ...bad, metadata: { name: 'bad', namespace: ns }, spec: rest });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ reason: 'Invalid', details: { name: 'bad', kind: spec.names.kind, causes: expect.arrayContaining([{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.schedule' }]) } });
+  });
+
+  describe.skipIf(isRealCluster)('with kubectl (test server only: installs cluster-wide objects)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-dist-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const kubectl = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+      try {
+        const { stdout, stderr } = await run('kubectl', ['--kubeconfig', cluster().kubeconfigPath, '--cache-dir', join(dir, 'cache'), ...args], { timeout: 30_000 });
+        return { code: 0, stdout, stderr };
+      } catch (err) {
+        const e = err as { code?: number; stdout?: string; stderr?: string };
+        return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? String(err) };
+      }
+    };
+
+    it('creates every dist/ manifest except the CRD already installed, then lists them with printer columns', async () => {
+      // The order of kustomization.yaml (Namespaces, CRD, RBAC, …, example last).
+      const kustomization = parse(readFileSync(join(distDir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+      const files = kustomization.resources.filter((f) => f !== manifests.find((m) => docs.find((d) => d.file === m)?.doc.kind === 'CustomResourceDefinition'));
+      const res = await kubectl('create', ...files.flatMap((f) => ['-f', join(distDir, f)]));
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const got = await kubectl('get', spec.names.plural, '-A');
+      expect(got.code, got.stderr).toBe(0);
+      const [header, row] = got.stdout.trim().split('\n');
+      const columns = (spec.versions.find((v) => v.name === version)?.additionalPrinterColumns ?? []).map((c) => c.name.toUpperCase());
+      expect(header?.split(/\s{2,}/)).toEqual(['NAMESPACE', 'NAME', ...columns]);
+      expect(row).toContain(example!.metadata.name);
+    });
+
+    it('prints a 422 naming the field for an invalid BackupSchedule', async () => {
+      const ns = await cluster().namespace('proj');
+      const bad = exampleIn(ns);
+      const file = join(dir, 'bad.yaml');
+      writeFileSync(file, stringify({ ...bad, metadata: { name: 'bad-bks', namespace: ns }, spec: { ...(bad.spec as object), schedule: 'every day' } }));
+      const res = await kubectl('create', '-f', file);
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain(`The ${spec.names.kind} "bad-bks" is invalid: spec.schedule`);
+    });
+  });
+});
