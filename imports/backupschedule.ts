@@ -155,15 +155,15 @@ export interface BackupResources {
  */
 export interface ResourceList {
   /**
-   * CPU as a Kubernetes quantity, e.g. "500m" or "256Mi".
+   * CPU as a Kubernetes quantity, e.g. "500m".
    */
   cpu?: string;
   /**
-   * Memory as a Kubernetes quantity, e.g. "500m" or "256Mi".
+   * Memory as a Kubernetes quantity, e.g. "256Mi".
    */
   memory?: string;
   /**
-   * Local ephemeral storage as a Kubernetes quantity, e.g. "500m" or "256Mi".
+   * Local ephemeral storage as a Kubernetes quantity, e.g. "1Gi".
    */
   'ephemeral-storage'?: string;
 }

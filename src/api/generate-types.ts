@@ -1,10 +1,12 @@
 /**
  * `npm run import`: regenerates `imports/backupschedule.ts` from the BackupSchedule JSON Schema with
- * json-schema-to-typescript. `generateTypes()` is also used by the staleness test (test/synth/).
+ * json-schema-to-typescript, and the API reference section of README.md. Both are checked by the
+ * staleness tests (test/synth/).
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { withApiReference } from './api-reference.ts';
 import { backupScheduleSchema } from './schema.ts';
 
 /** Where the generated types live, relative to the repository root. */
@@ -33,5 +35,7 @@ export async function generateTypes(): Promise<string> {
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const target = new URL(`../../${GENERATED_TYPES_PATH}`, import.meta.url);
   await writeFile(target, await generateTypes());
-  console.log(`wrote ${GENERATED_TYPES_PATH}`);
+  const readme = new URL('../../README.md', import.meta.url);
+  await writeFile(readme, withApiReference(await readFile(readme, 'utf8')));
+  console.log(`wrote ${GENERATED_TYPES_PATH} and the API reference in README.md`);
 }

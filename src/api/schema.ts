@@ -25,10 +25,10 @@ export const SCHEDULE_PATTERN =
 export const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
-const quantity = (what: string): SchemaNode => ({
+const quantity = (what: string, example: string): SchemaNode => ({
   type: 'string',
   pattern: QUANTITY_PATTERN,
-  description: `${what} as a Kubernetes quantity, e.g. "500m" or "256Mi".`,
+  description: `${what} as a Kubernetes quantity, e.g. "${example}".`,
 });
 
 const resourceList: SchemaNode = {
@@ -36,9 +36,9 @@ const resourceList: SchemaNode = {
   title: 'ResourceList',
   description: 'Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).',
   properties: {
-    cpu: quantity('CPU'),
-    memory: quantity('Memory'),
-    'ephemeral-storage': quantity('Local ephemeral storage'),
+    cpu: quantity('CPU', '500m'),
+    memory: quantity('Memory', '256Mi'),
+    'ephemeral-storage': quantity('Local ephemeral storage', '1Gi'),
   },
 };
 
