@@ -64,3 +64,22 @@ describe('ControllerDeployment', () => {
     expect(deployment['spec'].replicas).toBe(2);
   });
 });
+
+describe('the Deployment args and the controller command line (issue 5)', () => {
+  it('parse into the options the chart intended', async () => {
+    const { parseCommandLine } = await import('../../src/controller/cli-options.ts');
+    const args = synth({ watchedNamespaces: ['team-a', 'team-b'], image: 'r.example/op:3' })['spec'].template.spec.containers[0].args;
+    expect(parseCommandLine(args)).toMatchObject({
+      options: {
+        leaderElect: true,
+        leaseName: 'op-leader',
+        leaseNamespace: 'op-system',
+        namespaces: ['team-a', 'team-b'],
+        concurrency: 2,
+        logLevel: 'info',
+        logFormat: 'json',
+        backupImage: 'r.example/op:3',
+      },
+    });
+  });
+});
