@@ -130,12 +130,12 @@ export class ResourceClient<T extends KubeObject> {
     return subresource ? `${base}/${subresource}` : base;
   }
 
-  get(ref: ObjectRef, options: CallOptions = {}): Promise<T> {
+  async get(ref: ObjectRef, options: CallOptions = {}): Promise<T> {
     return this.#client.request<T>('GET', this.objectPath(ref), withSignal({}, options));
   }
 
   /** One page of a LIST. */
-  list(options: ListOptions = {}): Promise<KubeList<T>> {
+  async list(options: ListOptions = {}): Promise<KubeList<T>> {
     return this.#client.request<KubeList<T>>('GET', this.collectionPath(options.namespace), withSignal({
       query: {
         limit: options.limit,
@@ -148,21 +148,21 @@ export class ResourceClient<T extends KubeObject> {
     }, options));
   }
 
-  create(obj: T, options: WriteOptions = {}): Promise<T> {
+  async create(obj: T, options: WriteOptions = {}): Promise<T> {
     return this.#client.request<T>('POST', this.collectionPath(this.type.namespaced ? requireNamespace(this.type, obj) : undefined), withSignal({ body: obj, query: writeQuery(options) }, options));
   }
 
   /** PUT: optimistic concurrency through `metadata.resourceVersion` (409 Conflict when stale). */
-  update(obj: T, options: WriteOptions = {}): Promise<T> {
+  async update(obj: T, options: WriteOptions = {}): Promise<T> {
     return this.#client.request<T>('PUT', this.objectPath(refOf(obj)), withSignal({ body: obj, query: writeQuery(options) }, options));
   }
 
   /** PUT on the `status` subresource: only `status` changes. */
-  updateStatus(obj: T, options: WriteOptions = {}): Promise<T> {
+  async updateStatus(obj: T, options: WriteOptions = {}): Promise<T> {
     return this.#client.request<T>('PUT', this.objectPath(refOf(obj), 'status'), withSignal({ body: obj, query: writeQuery(options) }, options));
   }
 
-  patch(ref: ObjectRef, patch: unknown, options: WriteOptions & { readonly type?: PatchType; readonly subresource?: string } = {}): Promise<T> {
+  async patch(ref: ObjectRef, patch: unknown, options: WriteOptions & { readonly type?: PatchType; readonly subresource?: string } = {}): Promise<T> {
     const type = options.type ?? 'merge';
     return this.#client.request<T>('PATCH', this.objectPath(ref, options.subresource), withSignal({
       body: patch, contentType: PATCH_CONTENT_TYPES[type], query: writeQuery(options),
@@ -170,7 +170,7 @@ export class ResourceClient<T extends KubeObject> {
   }
 
   /** DELETE; resolves with the object (when deletion is deferred by finalizers) or a `Status`. */
-  delete(ref: ObjectRef, options: DeleteOptions = {}): Promise<T | StatusBody> {
+  async delete(ref: ObjectRef, options: DeleteOptions = {}): Promise<T | StatusBody> {
     const body = {
       kind: 'DeleteOptions', apiVersion: 'v1',
       ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
@@ -182,8 +182,8 @@ export class ResourceClient<T extends KubeObject> {
   }
 
   /** A WATCH stream; ends when the server closes it or `signal` aborts. */
-  watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
-    return this.#client.watch<T>(this.collectionPath(options.namespace), withSignal({
+  async *watch(options: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    yield* this.#client.watch<T>(this.collectionPath(options.namespace), withSignal({
       query: {
         resourceVersion: options.resourceVersion,
         allowWatchBookmarks: options.allowWatchBookmarks ?? true,

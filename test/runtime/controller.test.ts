@@ -151,7 +151,7 @@ describe('Controller', () => {
   });
 
   it('runs at most `concurrency` reconciles at once and never two of one key', async () => {
-    const gates = new Map<string, ReturnType<typeof deferred>>();
+    const gates = new Map<string, ReturnType<typeof deferred<void>>>();
     let maxActive = 0;
     const { calls, controller } = setup(async (ctx) => {
       maxActive = Math.max(maxActive, controller.activeWorkers);
