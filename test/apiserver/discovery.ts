@@ -1,0 +1,64 @@
+import type { ResourceRegistry } from './resource-registry.ts';
+import type { ResourceType } from './resource-type.ts';
+
+/** `/version` of the server: a 1.32 API (what the served kinds and behaviours follow). */
+export const VERSION_INFO = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-kubelings-test',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.23.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+} as const;
+
+/** `/api`: the legacy core group's versions. */
+export function apiVersions(serverAddress: string): Record<string, unknown> {
+  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+}
+
+function groupEntry(name: string, versions: readonly string[]): Record<string, unknown> {
+  const list = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  return { name, versions: list, preferredVersion: list[0] };
+}
+
+/** `/apis`: every named group with its versions (plain `APIGroupList`; aggregated discovery is not offered). */
+export function apiGroupList(registry: ResourceRegistry): Record<string, unknown> {
+  const groups = [...registry.groups()].filter(([g]) => g !== '').map(([g, versions]) => groupEntry(g, versions));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups };
+}
+
+/** `/apis/<group>`: one `APIGroup`, or undefined when not served. */
+export function apiGroup(registry: ResourceRegistry, group: string): Record<string, unknown> | undefined {
+  const versions = registry.groups().get(group);
+  if (!versions || group === '') return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group, versions) };
+}
+
+function subresourceEntry(t: ResourceType, sub: string): Record<string, unknown> {
+  if (sub === 'token') return { name: `${t.resource}/token`, singularName: '', namespaced: t.namespaced, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] };
+  if (sub === 'finalize') return { name: `${t.resource}/finalize`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['update'] };
+  return { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] };
+}
+
+/** `/api/v1` or `/apis/<group>/<version>`: the `APIResourceList`, or undefined when not served. */
+export function apiResourceList(registry: ResourceRegistry, group: string, version: string): Record<string, unknown> | undefined {
+  const types = registry.inGroupVersion(group, version);
+  if (types.length === 0) return undefined;
+  const resources: Record<string, unknown>[] = [];
+  for (const t of types) {
+    resources.push({
+      name: t.resource,
+      singularName: t.singularName,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: [...t.verbs],
+      ...(t.shortNames.length ? { shortNames: [...t.shortNames] } : {}),
+      ...(t.categories.length ? { categories: [...t.categories] } : {}),
+    });
+    for (const sub of t.subresources) resources.push(subresourceEntry(t, sub));
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+}

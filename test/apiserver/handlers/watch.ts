@@ -1,0 +1,117 @@
+import type { KubeObject } from '../../../src/kube/object.ts';
+import { serverErrors } from '../errors.ts';
+import { negotiate } from '../http-io.ts';
+import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
+import { present, type ResourceRequest, type ServerContext } from '../server-context.ts';
+import { toTable } from '../table.ts';
+import type { StoredEvent, WatchSubscriber } from '../watch-hub.ts';
+import { parseResourceVersion, requestPredicate } from './read.ts';
+
+const serialized = new WeakMap<KubeObject, string>();
+
+function objectJson(obj: KubeObject): string {
+  let s = serialized.get(obj);
+  if (s === undefined) {
+    s = JSON.stringify(obj);
+    serialized.set(obj, s);
+  }
+  return s;
+}
+
+/**
+ * WATCH: a chunked stream of one JSON event per line. Starts at `resourceVersion` (replaying the
+ * retained history after it; a compacted version gets one ERROR event with a 410 Expired Status on
+ * a 200 stream), or, when unset/0, with synthetic ADDED events for the current objects. Selector
+ * watches see an object leave as DELETED and enter as ADDED, like kube's cacher. BOOKMARKs are sent
+ * periodically and right before `timeoutSeconds` ends the stream when `allowWatchBookmarks` is set.
+ */
+export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
+  const q = r.query;
+  const type = r.type;
+  const gr = groupResourceKey(type.group, type.resource);
+  const predicate = requestPredicate(r);
+  const asTable = negotiate(r.req.headers.accept, true) === 'table';
+  const rv = parseResourceVersion(q.get('resourceVersion'));
+  const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
+  const sendInitial = q.get('sendInitialEvents') === 'true';
+  const timeoutParam = Number(q.get('timeoutSeconds') ?? '');
+  // Without timeoutSeconds kube picks a random timeout in [minRequestTimeout, 2*minRequestTimeout) (30–60 min).
+  const timeoutMs = Number.isFinite(timeoutParam) && timeoutParam > 0 ? timeoutParam * 1000 : (1800 + Math.random() * 1800) * 1000;
+  const namespace = type.namespaced ? r.namespace : undefined;
+  const res = r.res;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+
+  const inScope = (obj: KubeObject | undefined): boolean =>
+    obj !== undefined && (namespace === undefined || obj.metadata.namespace === namespace) && (!predicate || predicate(obj));
+
+  const write = (type: string, obj: KubeObject, raw?: string): void => {
+    if (res.writableEnded) return;
+    if (asTable && type !== 'BOOKMARK') {
+      res.write(`{"type":"${type}","object":${JSON.stringify(toTable(r.type, [present(r.type, obj)], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', ctx.clock.now()))}}\n`);
+      return;
+    }
+    res.write(`{"type":"${type}","object":${raw ?? JSON.stringify(present(r.type, obj))}}\n`);
+  };
+  const bookmark = (annotations?: Record<string, string>): void => {
+    write('BOOKMARK', { kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(ctx.storage.resourceVersion), ...(annotations ? { annotations } : {}) } });
+  };
+  const sameVersion = (obj: KubeObject): boolean => obj.apiVersion === apiVersionOf(type);
+
+  const deliver = (e: StoredEvent): void => {
+    const now = inScope(e.object);
+    const before = e.type === 'ADDED' ? false : inScope(e.prev);
+    if (e.type === 'DELETED') {
+      if (before) write('DELETED', e.object, sameVersion(e.object) ? objectJson(e.object) : undefined);
+      return;
+    }
+    if (now && before) write('MODIFIED', e.object, sameVersion(e.object) ? objectJson(e.object) : undefined);
+    else if (now) write('ADDED', e.object, sameVersion(e.object) ? objectJson(e.object) : undefined);
+    else if (before && e.prev) {
+      // Left the selection: DELETED with the previous content at the new resourceVersion (cacher `convertToWatchEvent`).
+      write('DELETED', { ...e.prev, metadata: { ...e.prev.metadata, resourceVersion: String(e.rv) } });
+    }
+  };
+
+  let timers: NodeJS.Timeout[] = [];
+  const sub: WatchSubscriber = {
+    gr,
+    deliver,
+    close: () => finish(),
+  };
+  const finish = (): void => {
+    for (const t of timers) clearTimeout(t);
+    timers = [];
+    ctx.storage.hub.unsubscribe(sub);
+    if (!res.writableEnded) res.end();
+  };
+  r.req.on('close', finish);
+  res.on('close', finish);
+
+  if (rv === undefined || rv === 0 || sendInitial) {
+    for (const obj of ctx.storage.list(gr, namespace)) if (!predicate || predicate(obj)) write('ADDED', obj);
+    const start = ctx.storage.hub.subscribe(sub, ctx.storage.resourceVersion);
+    if (!start.ok) return finish();
+    if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
+  } else {
+    const start = ctx.storage.hub.subscribe(sub, rv);
+    if (!start.ok) {
+      res.write(`{"type":"ERROR","object":${JSON.stringify(serverErrors.watchExpired(rv, start.oldestRetained))}}\n`);
+      return finish();
+    }
+    for (const e of start.replay) deliver(e);
+  }
+  if (bookmarks) {
+    const tick = (): void => {
+      bookmark();
+      timers.push(setTimeout(tick, ctx.bookmarkIntervalMs).unref());
+    };
+    timers.push(setTimeout(tick, ctx.bookmarkIntervalMs).unref());
+  }
+  timers.push(
+    setTimeout(() => {
+      if (bookmarks) bookmark();
+      finish();
+    }, timeoutMs).unref(),
+  );
+}

@@ -1,0 +1,138 @@
+import { statusErrors } from '../../../src/kube/api-status-error.ts';
+import type { KubeObject } from '../../../src/kube/object.ts';
+import { fail, serverErrors } from '../errors.ts';
+import { parseBody, readBody, sendJson } from '../http-io.ts';
+import { cloneJson } from '../json-equal.ts';
+import type { FieldValidation } from '../object-pipeline.ts';
+import { jsonPatch, mergePatch, PatchApplyError, strategicMergePatch } from '../patch.ts';
+import type { DeleteOptions, WriteOptions } from '../registry-store.ts';
+import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
+import type { ResourceRequest, ServerContext } from '../server-context.ts';
+import { requestPredicate, sendObject } from './read.ts';
+
+function writeOptions(q: URLSearchParams): WriteOptions {
+  const dryRun = q.getAll('dryRun');
+  for (const d of dryRun) if (d !== 'All') fail(statusErrors.badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`));
+  const fv = q.get('fieldValidation');
+  if (fv !== null && fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore') {
+    fail(statusErrors.badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`));
+  }
+  return { dryRun: dryRun.length > 0, fieldValidation: (fv ?? 'Warn') as FieldValidation };
+}
+
+async function readObject(r: ResourceRequest): Promise<KubeObject> {
+  const body = parseBody(await readBody(r.req), r.req.headers['content-type']);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) fail(statusErrors.badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`));
+  return body as KubeObject;
+}
+
+/** POST to a collection. */
+export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
+  const body = await readObject(r);
+  const result = ctx.store.create(r.type, r.namespace, body, writeOptions(r.query));
+  sendObject(ctx, r, 201, result.object, result.warnings);
+}
+
+/** PUT of an object or its status. */
+export async function handleUpdate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
+  const body = await readObject(r);
+  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
+  sendObject(ctx, r, result.created ? 201 : 200, result.object, result.warnings);
+}
+
+/**
+ * PATCH: merge, JSON, strategic merge (built-ins only, like kube) and server-side apply
+ * (`application/apply-patch+yaml`, approximated as a strategic merge of the applied configuration
+ * without field ownership).
+ */
+export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promise<void> {
+  const contentType = (r.req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  const name = r.info.pathName ?? '';
+  const raw = await readBody(r.req);
+  const patch = parseBody(raw, contentType === 'application/apply-patch+yaml' ? contentType : 'application/json');
+  const opts = writeOptions(r.query);
+  const subresource = r.info.subresource ? { subresource: r.info.subresource } : {};
+  if (contentType === 'application/apply-patch+yaml') {
+    if (!r.query.get('fieldManager')) {
+      fail(statusErrors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }]));
+    }
+    const gr = groupResourceKey(r.type.group, r.type.resource);
+    const existing = ctx.storage.get(gr, r.type.namespaced ? (r.namespace ?? '') : '', name);
+    if (!existing) {
+      const result = ctx.store.create(r.type, r.namespace, { ...(patch as KubeObject), metadata: { ...(patch as KubeObject).metadata, name } }, opts);
+      return sendObject(ctx, r, 201, result.object, result.warnings);
+    }
+    const merged = strategicMergePatch(cloneJson(existing), patch) as KubeObject;
+    merged.metadata = { ...merged.metadata, resourceVersion: existing.metadata.resourceVersion ?? '' };
+    const result = ctx.store.update(r.type, r.namespace, name, merged, { ...opts, ...subresource });
+    return sendObject(ctx, r, 200, result.object, result.warnings);
+  }
+  const current = ctx.store.get(r.type, r.namespace, name);
+  let next: unknown;
+  try {
+    switch (contentType) {
+      case 'application/merge-patch+json':
+        next = mergePatch(cloneJson(current), patch);
+        break;
+      case 'application/json-patch+json':
+        next = jsonPatch(current, patch);
+        break;
+      case 'application/strategic-merge-patch+json':
+        if (r.type.custom) {
+          fail({ ...statusErrors.badRequest(''), code: 415, reason: 'UnsupportedMediaType', message: `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml` });
+        }
+        next = strategicMergePatch(cloneJson(current), patch);
+        break;
+      default:
+        fail({ ...serverErrors.unsupportedMediaType(contentType), message: `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml${r.type.custom ? '' : ', application/strategic-merge-patch+json'}` });
+    }
+  } catch (err) {
+    if (err instanceof PatchApplyError) fail(serverErrors.patchRejected());
+    throw err;
+  }
+  if (next === null || typeof next !== 'object' || Array.isArray(next)) fail(serverErrors.patchRejected());
+  const obj = next as KubeObject;
+  if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
+  // A patch without resourceVersion applies to the current object; one with it is a precondition.
+  if (obj.metadata.resourceVersion === undefined || obj.metadata.resourceVersion === null) obj.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
+  const result = ctx.store.update(r.type, r.namespace, name, obj, { ...opts, ...subresource });
+  sendObject(ctx, r, 200, result.object, result.warnings);
+}
+
+async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions & { dryRun: boolean }> {
+  const raw = await readBody(r.req);
+  const body = raw.length > 0 ? (parseBody(raw, r.req.headers['content-type']) as Record<string, unknown> | null) : null;
+  const q = r.query;
+  const dryRun = [...q.getAll('dryRun'), ...((body?.['dryRun'] as string[] | undefined) ?? [])];
+  let policy = (q.get('propagationPolicy') ?? (body?.['propagationPolicy'] as string | undefined)) as DeleteOptions['propagationPolicy'] | undefined;
+  const orphan = q.get('orphanDependents') ?? (body?.['orphanDependents'] !== undefined ? String(body['orphanDependents']) : null);
+  if (policy === undefined && orphan !== null) policy = orphan === 'true' ? 'Orphan' : 'Background';
+  if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
+    fail(statusErrors.invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"` }]));
+  }
+  const pre = (body?.['preconditions'] as { uid?: string; resourceVersion?: string } | undefined) ?? undefined;
+  return { dryRun: dryRun.includes('All'), ...(policy ? { propagationPolicy: policy } : {}), ...(pre ? { preconditions: pre } : {}) };
+}
+
+/** DELETE of one object: 200 with a Success Status, or with the object when finalizers keep it. */
+export async function handleDelete(ctx: ServerContext, r: ResourceRequest): Promise<void> {
+  const opts = await deleteOptions(r);
+  const result = ctx.store.delete(r.type, r.namespace, r.info.pathName ?? '', opts);
+  if (result.kind === 'pending') return sendObject(ctx, r, 200, result.object);
+  // Kinds whose REST storage returns the deleted object (`ReturnDeletedObject`): custom resources do not.
+  sendJson(r.res, 200, result.status);
+}
+
+/** DELETE of a collection: deletes every matching object and returns them as a list. */
+export async function handleDeleteCollection(ctx: ServerContext, r: ResourceRequest): Promise<void> {
+  const opts = await deleteOptions(r);
+  const predicate = requestPredicate(r);
+  const gr = groupResourceKey(r.type.group, r.type.resource);
+  const items: KubeObject[] = [];
+  for (const obj of ctx.storage.list(gr, r.type.namespaced ? r.namespace : undefined)) {
+    if (predicate && !predicate(obj)) continue;
+    const result = ctx.store.delete(r.type, obj.metadata.namespace, obj.metadata.name ?? '', opts);
+    items.push(result.object);
+  }
+  sendJson(r.res, 200, { kind: r.type.listKind, apiVersion: apiVersionOf(r.type), metadata: { resourceVersion: String(ctx.storage.resourceVersion) }, items });
+}

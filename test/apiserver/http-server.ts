@@ -1,0 +1,117 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
+import type { AuthenticatedUser } from './auth.ts';
+import { serveDebug } from './debug-endpoints.ts';
+import type { FaultInjector } from './faults/index.ts';
+import { sendStatus } from './http-io.ts';
+import { authorize, forbiddenStatus, type AuthorizationAttributes, type RbacObjects } from './rbac/index.ts';
+import type { RequestLog, RequestLogEntry } from './request-log.ts';
+import { serveNonResource } from './router/non-resource.ts';
+import { parseRequestInfo } from './router/request-info.ts';
+import { serveResource } from './router/resource-router.ts';
+import type { ServerContext } from './server-context.ts';
+
+/** Controls of the test-only machinery around the request pipeline. */
+export interface PipelineControls {
+  readonly faults: FaultInjector;
+  readonly log: RequestLog;
+  /** Resolves when requests may proceed (pause/resume). */
+  gate(): Promise<void> | undefined;
+  pause(): void;
+  resume(): void;
+  compact(): void;
+  closeWatches(): void;
+}
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/**
+ * The request pipeline of kube-apiserver in the order its filters run: (pause gate) → authentication
+ * (bearer token, 401) → test debug endpoints (admin only) → authorization (RBAC, 403) → fault
+ * injection → routing; every request lands in the request log with its final code.
+ */
+export function createRequestHandler(ctx: ServerContext, controls: PipelineControls, serverAddress: () => string): RequestListener {
+  let rbacCache: RbacObjects | undefined;
+  ctx.storage.onChange((e) => {
+    if (e.gr.startsWith(`${RBAC_GROUP}/`)) rbacCache = undefined;
+  });
+  const rbac = (): RbacObjects => {
+    rbacCache ??= {
+      roles: ctx.storage.list(`${RBAC_GROUP}/roles`),
+      clusterRoles: ctx.storage.list(`${RBAC_GROUP}/clusterroles`),
+      roleBindings: ctx.storage.list(`${RBAC_GROUP}/rolebindings`),
+      clusterRoleBindings: ctx.storage.list(`${RBAC_GROUP}/clusterrolebindings`),
+    };
+    return rbacCache;
+  };
+  const saUid = (namespace: string, name: string): string | undefined => (ctx.storage.get('/serviceaccounts', namespace, name) as KubeObject | undefined)?.metadata.uid;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    // The debug endpoints bypass the pause, or nobody could resume.
+    const gate = url.pathname.startsWith('/debug/') ? undefined : controls.gate();
+    if (gate) await gate;
+    const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+    const entry: RequestLogEntry = controls.log.add({
+      time: new Date(ctx.clock.now()).toISOString(),
+      user: '',
+      verb: info.verb,
+      apiGroup: info.apiGroup,
+      apiVersion: info.apiVersion,
+      resource: info.isResourceRequest ? info.resource : info.path,
+      ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
+      ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
+      ...(info.name !== undefined ? { name: info.name } : {}),
+      code: 0,
+    });
+    try {
+      const user: AuthenticatedUser | undefined = ctx.auth.authenticate(req.headers.authorization, ctx.clock.now(), saUid);
+      if (!user) throw new ApiStatusError(statusErrors.unauthorized());
+      entry.user = user.name;
+      if (url.pathname.startsWith('/debug/')) {
+        if (!user.groups.includes('system:masters')) throw new ApiStatusError(forbiddenStatus(attributes(user, info)));
+        await serveDebug(req, res, url.pathname, controls);
+        return;
+      }
+      const attrs = attributes(user, info);
+      const decision = authorize(rbac(), attrs);
+      if (!decision.allowed) throw new ApiStatusError(forbiddenStatus(attrs));
+      const fault = controls.faults.match(attrs);
+      if (fault) {
+        if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+        if (fault.status) throw new ApiStatusError(fault.status);
+      }
+      if (info.isResourceRequest) await serveResource(ctx, req, res, info, url.searchParams, user);
+      else serveNonResource(ctx, req, res, url.pathname, serverAddress());
+    } catch (err) {
+      if (res.headersSent) {
+        res.end();
+      } else if (err instanceof ApiStatusError) {
+        sendStatus(res, err.status);
+      } else {
+        sendStatus(res, statusErrors.internalError(err instanceof Error ? err.message : String(err)));
+      }
+    } finally {
+      entry.code = res.statusCode;
+    }
+  };
+
+  return (req, res) => {
+    void handle(req, res);
+  };
+}
+
+function attributes(user: AuthenticatedUser, info: ReturnType<typeof parseRequestInfo>): AuthorizationAttributes {
+  return {
+    user: { name: user.name, groups: [...user.groups] },
+    verb: info.verb,
+    apiGroup: info.apiGroup,
+    resource: info.resource,
+    ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
+    ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
+    ...(info.name !== undefined ? { name: info.name } : {}),
+    path: info.path,
+    isResourceRequest: info.isResourceRequest,
+  };
+}

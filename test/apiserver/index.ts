@@ -1,0 +1,164 @@
+/**
+ * A loopback Kubernetes API server for tests: start it in-process with {@link startTestApiServer},
+ * point `@kubernetes/client-node` or `kubectl` at its kubeconfig.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { stringify as toYaml } from 'yaml';
+import { realClock } from '../../src/runtime/clock.ts';
+import { TokenAuthenticator } from './auth.ts';
+import { CrdController } from './crd-controller.ts';
+import { FaultInjector } from './faults/index.ts';
+import { GarbageCollector } from './garbage-collector.ts';
+import { issueToken } from './handlers/token-request.ts';
+import { createRequestHandler, type PipelineControls } from './http-server.ts';
+import { createDualListener, SERVER_CERT_PEM } from './listener.ts';
+import { installNamespaceStrategy } from './namespace-strategy.ts';
+import { RegistryStore } from './registry-store.ts';
+import { RequestLog, type RequestLogEntry } from './request-log.ts';
+import { ResourceRegistry } from './resource-registry.ts';
+import { seedCluster } from './seed.ts';
+import type { ServerContext } from './server-context.ts';
+import { Storage } from './storage.ts';
+
+export type { RequestLogEntry } from './request-log.ts';
+export { FaultInjector, type FaultRule } from './faults/index.ts';
+
+/** Options of {@link startTestApiServer}. */
+export interface TestApiServerOptions {
+  /** TCP port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** Listen address. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Events retained for watch replay (older resourceVersions get 410 Expired). @default 10_000 */
+  readonly watchHistorySize?: number;
+  /** Period of BOOKMARK events on watches with allowWatchBookmarks. @default 5_000 */
+  readonly bookmarkIntervalMs?: number;
+}
+
+/** Options of the generated kubeconfig. */
+export interface KubeconfigOptions {
+  /** Bearer token. @default the admin token, or a new token for `user` when given */
+  readonly token?: string;
+  /** User name for a new static token (groups: system:authenticated only) when no token is given. @default 'admin' */
+  readonly user?: string;
+  /** The context's default namespace. @default none */
+  readonly namespace?: string;
+}
+
+/** A running test API server. */
+export interface TestApiServer {
+  /** Plain HTTP, e.g. `http://127.0.0.1:41234` (the same port also speaks HTTPS; see {@link httpsUrl}). */
+  readonly url: string;
+  /** `https://127.0.0.1:<port>`, what the kubeconfig uses (kubectl sends tokens only over TLS). */
+  readonly httpsUrl: string;
+  /** PEM of the server certificate, to trust as CA. */
+  readonly caCertificate: string;
+  /** Token of user `admin`, groups system:masters and system:authenticated. */
+  readonly adminToken: string;
+  /** A kubeconfig (YAML) pointing at this server. */
+  kubeconfig(options?: KubeconfigOptions): string;
+  writeKubeconfig(path: string, options?: KubeconfigOptions): Promise<void>;
+  /** A token for the ServiceAccount, as the TokenRequest API issues it (the account must exist). */
+  serviceAccountToken(namespace: string, name: string): Promise<string>;
+  /** A static token for a user with the given groups (plus system:authenticated). */
+  userToken(name: string, groups?: readonly string[]): string;
+  readonly faults: FaultInjector;
+  readonly requestLog: { entries(): RequestLogEntry[]; clear(): void };
+  /** Drops every retained event: watches from an older resourceVersion get the 410 ERROR event. */
+  compactHistory(): void;
+  /** Ends every open watch stream. */
+  closeWatches(): void;
+  /** Requests hang until {@link resume}. */
+  pause(): void;
+  resume(): void;
+  stop(): Promise<void>;
+}
+
+/** Starts a server and resolves once it listens. */
+export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
+  const host = options.host ?? '127.0.0.1';
+  const clock = realClock;
+  const registry = new ResourceRegistry();
+  const storage = new Storage(options.watchHistorySize ?? 10_000);
+  const store = new RegistryStore(storage, clock);
+  const auth = new TokenAuthenticator();
+  const adminToken = `admin-${randomBytes(24).toString('base64url')}`;
+  auth.addStaticToken(adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
+  installNamespaceStrategy(store);
+  new CrdController(store, storage, registry, clock);
+  const gc = new GarbageCollector(storage, store, registry, { clock });
+  seedCluster(registry, store);
+  const ctx: ServerContext = { registry, store, storage, clock, auth, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5_000 };
+
+  const faults = new FaultInjector();
+  const log = new RequestLog();
+  let paused: { promise: Promise<void>; release: () => void } | undefined;
+  const controls: PipelineControls = {
+    faults,
+    log,
+    gate: () => paused?.promise,
+    pause: () => {
+      if (paused) return;
+      let release = (): void => {};
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      paused = { promise, release };
+    },
+    resume: () => {
+      paused?.release();
+      paused = undefined;
+    },
+    compact: () => storage.hub.compact(storage.resourceVersion),
+    closeWatches: () => storage.hub.closeAll(),
+  };
+  let address = '';
+  const listener = createDualListener(createRequestHandler(ctx, controls, () => address));
+  await new Promise<void>((resolve, reject) => {
+    listener.tcp.once('error', reject);
+    listener.tcp.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (listener.tcp.address() as AddressInfo).port;
+  address = `${host}:${port}`;
+  const url = `http://${address}`;
+  const httpsUrl = `https://${address}`;
+
+  const kubeconfig = (o: KubeconfigOptions = {}): string => {
+    const user = o.user ?? 'admin';
+    const token = o.token ?? (o.user && o.user !== 'admin' ? auth.mintUserToken(o.user, []) : adminToken);
+    return toYaml({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'test-apiserver', cluster: { server: httpsUrl, 'certificate-authority-data': Buffer.from(SERVER_CERT_PEM).toString('base64') } }],
+      users: [{ name: user, user: { token } }],
+      contexts: [{ name: 'test-apiserver', context: { cluster: 'test-apiserver', user, ...(o.namespace ? { namespace: o.namespace } : {}) } }],
+      'current-context': 'test-apiserver',
+    });
+  };
+
+  return {
+    url,
+    httpsUrl,
+    caCertificate: SERVER_CERT_PEM,
+    adminToken,
+    kubeconfig,
+    writeKubeconfig: (path, o) => writeFile(path, kubeconfig(o), { mode: 0o600 }),
+    serviceAccountToken: async (namespace, name) => issueToken(ctx, namespace, name).token,
+    userToken: (name, groups = []) => auth.mintUserToken(name, groups),
+    faults,
+    requestLog: { entries: () => log.entries(), clear: () => log.clear() },
+    compactHistory: controls.compact,
+    closeWatches: controls.closeWatches,
+    pause: controls.pause,
+    resume: controls.resume,
+    stop: async () => {
+      gc.stop();
+      controls.resume();
+      storage.hub.closeAll();
+      await new Promise<void>((resolve) => {
+        listener.tcp.close(() => resolve());
+        listener.destroyAll();
+      });
+    },
+  };
+}

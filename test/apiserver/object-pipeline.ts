@@ -1,0 +1,84 @@
+import { statusErrors } from '../../src/kube/api-status-error.ts';
+import type { KubeObject, StatusCause } from '../../src/kube/object.ts';
+import { applyBuiltinDefaults, validateBuiltin } from './builtins/index.ts';
+import { fail } from './errors.ts';
+import { apiVersionOf, type ResourceType } from './resource-type.ts';
+import { defaultCustomResource, pruneCustomResource, validateCustomResource, type JSONSchemaProps } from './schema/index.ts';
+
+/** `fieldValidation` query parameter values. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Extra validation a kind adds (the CRD strategy validates its schema and names). */
+export type KindValidator = (obj: KubeObject, old: KubeObject | undefined) => StatusCause[];
+
+/**
+ * Checks the body's `apiVersion`/`kind` against the endpoint and fills them in when absent, as the
+ * apiserver's decoder does (`the API version in the data (x) does not match the expected API version (y)`).
+ */
+export function checkTypeMeta(type: ResourceType, obj: KubeObject): void {
+  const expected = apiVersionOf(type);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
+    fail(statusErrors.badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${expected})`));
+  }
+  if (obj.kind !== undefined && obj.kind !== type.kind) {
+    fail(statusErrors.badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${type.kind})`));
+  }
+  if (typeof obj.metadata !== 'object' || obj.metadata === null || Array.isArray(obj.metadata)) obj.metadata = {};
+  obj.apiVersion = expected;
+  obj.kind = type.kind;
+}
+
+/**
+ * Decoding of a custom resource: unknown fields pruned (reported per `fieldValidation`: Strict → 400
+ * `strict decoding error: unknown field "spec.bogus"`, Warn → a warning each), then schema defaults.
+ * Returns the warnings to send.
+ */
+export function decodeCustomResource(type: ResourceType, obj: KubeObject, fieldValidation: FieldValidation): string[] {
+  const schema = type.custom?.schema as JSONSchemaProps | undefined;
+  if (!schema) return [];
+  const removed = pruneCustomResource(schema, obj);
+  const warnings: string[] = [];
+  if (removed.length > 0) {
+    const unknown = removed.map((p) => `unknown field "${p}"`);
+    if (fieldValidation === 'Strict') fail(statusErrors.badRequest(`strict decoding error: ${unknown.join(', ')}`));
+    if (fieldValidation === 'Warn') warnings.push(...unknown);
+  }
+  defaultCustomResource(schema, obj);
+  return warnings;
+}
+
+/** Built-in decoding: the kind's server-side defaults (`SetDefaults_*`). */
+export function decodeBuiltin(type: ResourceType, obj: KubeObject): void {
+  applyBuiltinDefaults(type.group, type.resource, obj);
+}
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** `metadata.name` of a custom resource: a DNS-1123 subdomain (apiextensions `NameIsDNSSubdomain`). */
+function customNameCauses(name: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (name.length > 253) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "${name}": must be no more than 253 characters` });
+  if (!DNS1123_SUBDOMAIN.test(name)) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'metadata.name',
+      message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    });
+  }
+  return causes;
+}
+
+/** Validates the object about to be stored; throws 422 Invalid listing every cause. */
+export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined): void {
+  const name = obj.metadata.name ?? '';
+  let causes: StatusCause[];
+  if (type.custom) {
+    causes = [...customNameCauses(name)];
+    const schema = type.custom.schema as JSONSchemaProps | undefined;
+    if (schema) causes.push(...validateCustomResource(schema, obj, old ? { oldObj: old } : undefined));
+  } else {
+    causes = validateBuiltin(type.group, type.resource, obj, old);
+  }
+  if (extra) causes.push(...extra(obj, old));
+  if (causes.length > 0) fail(statusErrors.invalid({ group: type.group, kind: type.kind }, name, causes));
+}

@@ -1,0 +1,39 @@
+/** One served request, as the library API and `GET /debug/requests` report it. */
+export interface RequestLogEntry {
+  time: string;
+  user: string;
+  verb: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  code: number;
+}
+
+/** A bounded log of requests (oldest dropped first). */
+export class RequestLog {
+  #entries: RequestLogEntry[] = [];
+  readonly #capacity: number;
+
+  constructor(capacity = 200_000) {
+    this.#capacity = capacity;
+  }
+
+  /** Appends an entry; the caller may still set its `code` when the response is written. */
+  add(entry: RequestLogEntry): RequestLogEntry {
+    this.#entries.push(entry);
+    if (this.#entries.length > this.#capacity) this.#entries.splice(0, this.#entries.length - this.#capacity);
+    return entry;
+  }
+
+  /** A copy of the entries, oldest first. */
+  entries(): RequestLogEntry[] {
+    return this.#entries.map((e) => ({ ...e }));
+  }
+
+  clear(): void {
+    this.#entries = [];
+  }
+}

@@ -1,0 +1,43 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from '../discovery.ts';
+import { fail, serverErrors } from '../errors.ts';
+import { sendJson } from '../http-io.ts';
+import { openApiV2, openApiV3GroupVersion, openApiV3Root } from '../openapi.ts';
+import type { ServerContext } from '../server-context.ts';
+
+const AGGREGATED = 'as=apigroupdiscoverylist';
+
+/**
+ * `/api`, `/apis`, group and group-version discovery, `/version`, health checks and OpenAPI.
+ * Aggregated discovery is not offered: a client that accepts only it gets 406, one that also accepts
+ * plain `application/json` (kubectl, client-go) gets the plain documents and falls back.
+ */
+export function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, path: string, serverAddress: string): void {
+  const parts = path.split('/').filter((p) => p !== '');
+  const accept = (req.headers.accept ?? '').toLowerCase();
+  const onlyAggregated = accept !== '' && accept.split(',').every((a) => a.replace(/\s/g, '').includes(AGGREGATED));
+  const discovery = (body: Record<string, unknown> | undefined): void => {
+    if (!body) fail(serverErrors.pathNotFound());
+    if (onlyAggregated) fail(serverErrors.notAcceptable());
+    sendJson(res, 200, body);
+  };
+  const [p0, p1, p2, p3] = parts;
+  if (p0 === 'api' && parts.length === 1) return discovery(apiVersions(serverAddress));
+  if (p0 === 'api' && parts.length === 2) return discovery(apiResourceList(ctx.registry, '', p1 as string));
+  if (p0 === 'apis' && parts.length === 1) return discovery(apiGroupList(ctx.registry));
+  if (p0 === 'apis' && parts.length === 2) return discovery(apiGroup(ctx.registry, p1 as string));
+  if (p0 === 'apis' && parts.length === 3) return discovery(apiResourceList(ctx.registry, p1 as string, p2 as string));
+  if (p0 === 'version' && parts.length === 1) return sendJson(res, 200, VERSION_INFO);
+  if ((p0 === 'healthz' || p0 === 'livez' || p0 === 'readyz') && parts.length <= 2) {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    res.end('ok');
+    return;
+  }
+  if (p0 === 'openapi' && p1 === 'v2' && parts.length === 2) return sendJson(res, 200, openApiV2());
+  if (p0 === 'openapi' && p1 === 'v3') {
+    if (parts.length === 2) return sendJson(res, 200, openApiV3Root(ctx.registry, ctx.registry.generation));
+    if (p2 === 'api' && parts.length === 4) return discovery(openApiV3GroupVersion(ctx.registry, '', p3 as string));
+    if (p2 === 'apis' && parts.length === 5) return discovery(openApiV3GroupVersion(ctx.registry, p3 as string, parts[4] as string));
+  }
+  fail(serverErrors.pathNotFound());
+}

@@ -1,0 +1,38 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { KubeObject } from '../../src/kube/object.ts';
+import type { Clock } from '../../src/runtime/clock.ts';
+import type { AuthenticatedUser, TokenAuthenticator } from './auth.ts';
+import type { RegistryStore } from './registry-store.ts';
+import type { ResourceRegistry } from './resource-registry.ts';
+import { apiVersionOf, type ResourceType } from './resource-type.ts';
+import type { RequestInfo } from './router/request-info.ts';
+import type { Storage } from './storage.ts';
+
+/** Everything the handlers share. */
+export interface ServerContext {
+  readonly registry: ResourceRegistry;
+  readonly store: RegistryStore;
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly auth: TokenAuthenticator;
+  /** Period of BOOKMARK events on watches that allow them. */
+  readonly bookmarkIntervalMs: number;
+}
+
+/** One resource request being served. */
+export interface ResourceRequest {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly info: RequestInfo;
+  readonly query: URLSearchParams;
+  readonly user: AuthenticatedUser;
+  readonly type: ResourceType;
+  /** Namespace from the path (undefined for cluster-scoped or all-namespaces requests). */
+  readonly namespace: string | undefined;
+}
+
+/** The object as served at the requested version (all versions share storage; conversion is `None`). */
+export function present(type: ResourceType, obj: KubeObject): KubeObject {
+  const apiVersion = apiVersionOf(type);
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+}

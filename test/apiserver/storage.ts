@@ -1,0 +1,120 @@
+import type { KubeObject } from '../../src/kube/object.ts';
+import { WatchHub, type StoredEvent } from './watch-hub.ts';
+
+/** Where an object lives. */
+export interface ObjectRef {
+  readonly gr: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Called after every committed change (garbage collector, RBAC cache). */
+export type ChangeListener = (event: StoredEvent) => void;
+
+/**
+ * The etcd of the test server: objects by `group/resource`, namespace and name, one global
+ * resourceVersion counter, a uid index, and the watch history. Stored objects are never mutated:
+ * every write stores a new object, so readers may serialize them without copying.
+ */
+export class Storage {
+  #rv = 1;
+  readonly #tables = new Map<string, Map<string, Map<string, KubeObject>>>();
+  readonly #uids = new Map<string, ObjectRef>();
+  readonly #listeners: ChangeListener[] = [];
+  readonly hub: WatchHub;
+
+  constructor(watchHistorySize: number) {
+    this.hub = new WatchHub(watchHistorySize);
+  }
+
+  /** The current (newest) resourceVersion. */
+  get resourceVersion(): number {
+    return this.#rv;
+  }
+
+  onChange(listener: ChangeListener): void {
+    this.#listeners.push(listener);
+  }
+
+  get(gr: string, namespace: string, name: string): KubeObject | undefined {
+    return this.#tables.get(gr)?.get(namespace)?.get(name);
+  }
+
+  /** Where the object with this uid lives, if it exists. */
+  byUid(uid: string): ObjectRef | undefined {
+    return this.#uids.get(uid);
+  }
+
+  /** Objects of `gr` (in `namespace`, or all when undefined), sorted by namespace then name like etcd keys. */
+  list(gr: string, namespace?: string): KubeObject[] {
+    const table = this.#tables.get(gr);
+    if (!table) return [];
+    const namespaces = namespace === undefined ? [...table.keys()].sort() : [namespace];
+    const out: KubeObject[] = [];
+    for (const ns of namespaces) {
+      const objs = table.get(ns);
+      if (!objs) continue;
+      for (const name of [...objs.keys()].sort()) out.push(objs.get(name) as KubeObject);
+    }
+    return out;
+  }
+
+  /** Number of objects of `gr` (in `namespace`, or all). */
+  count(gr: string, namespace?: string): number {
+    const table = this.#tables.get(gr);
+    if (!table) return 0;
+    if (namespace !== undefined) return table.get(namespace)?.size ?? 0;
+    let n = 0;
+    for (const objs of table.values()) n += objs.size;
+    return n;
+  }
+
+  /** Total objects stored. */
+  size(): number {
+    let n = 0;
+    for (const gr of this.#tables.keys()) n += this.count(gr);
+    return n;
+  }
+
+  /** Stores a new object, stamping the next resourceVersion; returns the stored object. */
+  create(gr: string, obj: KubeObject): KubeObject {
+    return this.#write(gr, obj, undefined);
+  }
+
+  /** Replaces `prev` with `obj`, stamping the next resourceVersion. */
+  update(gr: string, obj: KubeObject, prev: KubeObject): KubeObject {
+    return this.#write(gr, obj, prev);
+  }
+
+  /** Removes the object; the DELETED event carries it with the deletion's resourceVersion (like etcd). */
+  remove(gr: string, prev: KubeObject): KubeObject {
+    const { namespace = '', name = '' } = prev.metadata;
+    const objs = this.#tables.get(gr)?.get(namespace);
+    objs?.delete(name);
+    if (objs?.size === 0) this.#tables.get(gr)?.delete(namespace);
+    if (prev.metadata.uid) this.#uids.delete(prev.metadata.uid);
+    const rv = ++this.#rv;
+    const gone = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rv) } };
+    this.#emit({ rv, gr, type: 'DELETED', object: gone, prev });
+    return gone;
+  }
+
+  #write(gr: string, obj: KubeObject, prev: KubeObject | undefined): KubeObject {
+    const rv = ++this.#rv;
+    const stored = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+    const { namespace = '', name = '' } = stored.metadata;
+    let table = this.#tables.get(gr);
+    if (!table) this.#tables.set(gr, (table = new Map()));
+    let objs = table.get(namespace);
+    if (!objs) table.set(namespace, (objs = new Map()));
+    objs.set(name, stored);
+    if (stored.metadata.uid) this.#uids.set(stored.metadata.uid, { gr, namespace, name });
+    this.#emit({ rv, gr, type: prev ? 'MODIFIED' : 'ADDED', object: stored, prev });
+    return stored;
+  }
+
+  #emit(event: StoredEvent): void {
+    this.hub.publish(event);
+    for (const l of this.#listeners) l(event);
+  }
+}
