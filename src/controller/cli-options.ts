@@ -5,13 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_IMAGE } from '../build/index.ts';
+import { parseBindAddress, type BindAddress } from '../runtime/http-server.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
-
-/** A host and port to listen on; `host` undefined means every interface. */
-export interface BindAddress {
-  readonly host: string | undefined;
-  readonly port: number;
-}
 
 /** The parsed flags. */
 export interface ControllerOptions {
@@ -80,17 +75,13 @@ Flags:
   --help                              print this help
 `;
 
-/** Parses `[host]:port` or `0` (disabled). */
-export function parseBindAddress(flag: string, value: string): BindAddress | undefined {
-  if (value === '0') return undefined;
-  const colon = value.lastIndexOf(':');
-  const portText = colon < 0 ? '' : value.slice(colon + 1);
-  const port = Number(portText);
-  if (colon < 0 || !/^\d+$/.test(portText) || port > 65535) {
-    throw new UsageError(`--${flag}: expected [host]:port or 0, got ${JSON.stringify(value)}`);
+/** Parses `[host]:port` or `0` (disabled) with the runtime's parser, as a {@link UsageError}. */
+function bindAddress(flag: string, value: string): BindAddress | undefined {
+  try {
+    return parseBindAddress(value, `--${flag}`);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
-  const host = value.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
-  return { host: host === '' ? undefined : host, port };
 }
 
 function integer(flag: string, value: string, min: number, max: number): number {
@@ -161,8 +152,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
       leaseName: nonEmpty('lease-name', values['lease-name']) ?? 'backupschedule-operator-leader',
       leaseNamespace: nonEmpty('lease-namespace', values['lease-namespace']),
       identity: nonEmpty('leader-election-id', values['leader-election-id']),
-      metricsAddress: parseBindAddress('metrics-bind-address', values['metrics-bind-address'] ?? ':8080'),
-      healthAddress: parseBindAddress('health-probe-bind-address', values['health-probe-bind-address'] ?? ':8081'),
+      metricsAddress: bindAddress('metrics-bind-address', values['metrics-bind-address'] ?? ':8080'),
+      healthAddress: bindAddress('health-probe-bind-address', values['health-probe-bind-address'] ?? ':8081'),
       concurrency: integer('concurrency', values.concurrency ?? '2', 1, 64),
       logLevel: logLevel as LogLevel,
       logFormat,

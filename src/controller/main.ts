@@ -1,0 +1,70 @@
+/**
+ * Entry point of the controller image (bundled into build/controller.mjs by scripts/bundle.ts) and of
+ * `npm run controller -- <flags>`. Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT) or
+ * `--help`; 1 on a runtime failure (lost leadership, caches never synced, no configuration) and for the
+ * `backup` subcommand, which this version does not implement; 2 on a bad flag.
+ */
+import { KubeConfig } from '../kube/kube-config.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { parseCommandLine, UsageError, USAGE, type Command } from './cli-options.ts';
+import { startOperator } from './operator.ts';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommandLine(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command.kind === 'backup') {
+    process.stderr.write('error: the "backup" subcommand (the backup Job runner) is not implemented in this version\n');
+    return 1;
+  }
+  const { options } = command;
+  const logger = createLogger({ level: options.logLevel, format: options.logFormat, base: { name: 'backupschedule-operator' } });
+  let config: KubeConfig;
+  try {
+    config = options.kubeconfig ? KubeConfig.fromKubeconfigFile(options.kubeconfig) : KubeConfig.inCluster();
+  } catch (err) {
+    logger.fatal({ err: (err as Error).message }, options.kubeconfig ? `cannot load --kubeconfig ${options.kubeconfig}` : 'cannot load the in-cluster configuration (use --kubeconfig outside a cluster)');
+    return 1;
+  }
+
+  const operator = await startOperator(options, { config, inCluster: !options.kubeconfig, logger });
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        resolve(signal);
+        // A second signal means "now".
+        process.once(signal, () => process.exit(1));
+      });
+    }
+  });
+  const outcome = await Promise.race([signalled.then((signal) => ({ signal })), operator.failed.then((code) => ({ code }))]);
+  if ('code' in outcome) {
+    // Lost leadership or a fatal start-up error: exit at once (writes are already fenced), like controller-runtime.
+    return outcome.code;
+  }
+  logger.info({ signal: outcome.signal }, 'signal received');
+  await operator.shutdown();
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // Let pino flush; sockets are closed, so the process ends by itself, but never wait forever.
+    process.exitCode = code;
+    setTimeout(() => process.exit(code), 1_000).unref();
+    if (code !== 0) setImmediate(() => process.exit(code));
+  },
+  (err: unknown) => {
+    process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

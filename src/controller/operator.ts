@@ -1,0 +1,293 @@
+/**
+ * The controller process, assembled from src/runtime: REST client (every write through the leader
+ * election gate), one informer per kind and watched namespace, the BackupSchedule reconciler on a
+ * controller loop, leader election on the Lease from dist/, `/metrics`, `/healthz` and `/readyz`, and
+ * graceful shutdown (stop intake, finish in-flight reconciles within a deadline, release the Lease,
+ * close watches).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { childNameFor } from '../build/index.ts';
+import { KubeClient } from '../kube/kube-client.ts';
+import type { KubeConfig } from '../kube/kube-config.ts';
+import { objectKey, type KubeObject } from '../kube/object.ts';
+import { ResourceClient, type ResourceType } from '../kube/resource-client.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { realClock } from '../runtime/clock.ts';
+import { Controller } from '../runtime/controller.ts';
+import { cachesSyncedCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from '../runtime/health.ts';
+import type { RunningServer } from '../runtime/http-server.ts';
+import { Informer } from '../runtime/informer.ts';
+import { LeaderElector } from '../runtime/leader-elector.ts';
+import { createLeaseLock, type LeaseObject } from '../runtime/lease-lock.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { RuntimeMetrics } from '../runtime/metrics.ts';
+import { startMetricsServer } from '../runtime/metrics-server.ts';
+import { openWriteGate, type WriteGate } from '../runtime/write-gate.ts';
+import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
+import type { ControllerOptions } from './cli-options.ts';
+import { KubeEventRecorder } from './event-recorder.ts';
+import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
+import { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';
+
+/** The controller's name: metrics label, queue name, log field. */
+export const CONTROLLER_NAME = 'backupschedule';
+
+const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true };
+
+/** Index of the BackupSchedule caches: `namespace/<child CronJob name>` → the schedule. */
+const CHILD_NAME_INDEX = 'child-name';
+
+/** A running operator. */
+export interface RunningOperator {
+  /** The health server's URL, when serving. */
+  readonly healthUrl: string | undefined;
+  /** The metrics server's URL, when serving. */
+  readonly metricsUrl: string | undefined;
+  /** Resolves when the process should exit, with the exit code (leadership lost, caches never synced…). */
+  readonly failed: Promise<number>;
+  /** Graceful shutdown; resolves once everything is closed. */
+  shutdown(): Promise<void>;
+}
+
+/** What {@link startOperator} needs besides the flags. */
+export interface OperatorEnvironment {
+  /** Where the API server is and how to authenticate. */
+  readonly config: KubeConfig;
+  /** Whether `config` came from the pod's service account (decides the default Lease namespace). */
+  readonly inCluster: boolean;
+  readonly logger: Logger;
+  /** @default realClock */
+  readonly clock?: Clock;
+}
+
+/** One informer per watched namespace (or one for all namespaces), read as one cache. */
+class NamespacedInformers<T extends KubeObject> {
+  readonly #byNamespace = new Map<string | undefined, Informer<T>>();
+
+  constructor(namespaces: readonly string[], make: (namespace: string | undefined) => Informer<T>) {
+    for (const ns of namespaces.length > 0 ? namespaces : [undefined]) this.#byNamespace.set(ns, make(ns));
+  }
+
+  get all(): Informer<T>[] {
+    return [...this.#byNamespace.values()];
+  }
+
+  #informerFor(namespace: string | undefined): Informer<T> | undefined {
+    return this.#byNamespace.get(namespace) ?? this.#byNamespace.get(undefined);
+  }
+
+  get(key: string): T | undefined {
+    const namespace = key.includes('/') ? key.slice(0, key.indexOf('/')) : undefined;
+    return this.#informerFor(namespace)?.store.get(key);
+  }
+
+  byIndex(index: string, namespace: string | undefined, value: string): T[] {
+    return this.#informerFor(namespace)?.store.byIndex(index, value) ?? [];
+  }
+}
+
+/** Starts everything; see the module doc. */
+export async function startOperator(options: ControllerOptions, env: OperatorEnvironment): Promise<RunningOperator> {
+  const { config, logger } = env;
+  const clock = env.clock ?? realClock;
+  const metrics = new RuntimeMetrics();
+  const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+  const userAgent = 'backupschedule-operator/0.1.0';
+
+  let failWith: (code: number) => void = () => {};
+  const failed = new Promise<number>((resolve) => (failWith = resolve));
+
+  let elector: LeaderElector | undefined;
+  let onStartedLeading: () => void = () => {};
+  let gate: WriteGate = openWriteGate;
+  const client = new KubeClient({
+    config,
+    userAgent,
+    onRequest: metrics.restClientObserver,
+    beforeWrite: (method, path) => gate.check(`${method} ${path}`),
+  });
+
+  if (options.leaderElect) {
+    // The lock's own client must not pass the gate: the release is written with the gate closed.
+    const leaseClient = new KubeClient({ config, userAgent, onRequest: metrics.restClientObserver });
+    const leases = new ResourceClient<LeaseObject & KubeObject>(leaseClient, LEASES);
+    const leaseNamespace = options.leaseNamespace ?? (env.inCluster ? config.namespace : 'backupschedule-system');
+    elector = new LeaderElector({
+      lock: createLeaseLock({
+        namespace: leaseNamespace,
+        name: options.leaseName,
+        client: { get: (namespace, name) => leases.get({ namespace, name }), update: (lease) => leases.update(lease) },
+      }),
+      identity,
+      clock,
+      logger,
+      metrics: metrics.leaderElection(options.leaseName),
+      onNewLeader: (holder) => logger.info({ leader: holder, identity }, 'new leader observed'),
+      onStartedLeading: () => onStartedLeading(),
+    });
+    gate = elector.gate;
+  }
+
+  const schedulesApi = new ResourceClient<BackupScheduleObject>(client, BACKUP_SCHEDULES);
+  const cronJobsApi = new ResourceClient<KubeObject>(client, CRON_JOBS);
+  const eventsApi = new ResourceClient<KubeObject>(client, EVENTS);
+
+  const schedules = new NamespacedInformers<BackupScheduleObject>(options.namespaces, (namespace) => {
+    const informer = new Informer<BackupScheduleObject>({
+      name: `backupschedules.kubelings.dev${namespace ? `@${namespace}` : ''}`,
+      source: schedulesApi,
+      ...(namespace ? { namespace } : {}),
+      transform: stripSchedule,
+      clock,
+      logger,
+    });
+    informer.store.addIndex(CHILD_NAME_INDEX, (s) => (s.metadata.name ? [objectKey({ namespace: s.metadata.namespace, name: childNameFor(s.metadata.name) })] : []));
+    return informer;
+  });
+  const cronJobs = new NamespacedInformers<KubeObject>(options.namespaces, (namespace) =>
+    new Informer<KubeObject>({
+      name: `cronjobs.batch${namespace ? `@${namespace}` : ''}`,
+      source: cronJobsApi,
+      ...(namespace ? { namespace } : {}),
+      transform: stripCronJob,
+      clock,
+      logger,
+    }),
+  );
+  const informers = [...schedules.all, ...cronJobs.all];
+
+  const events = new KubeEventRecorder({
+    writer: {
+      create: (event) => eventsApi.create(event),
+      patch: (ref, patch) => eventsApi.patch(ref, patch, { type: 'merge' }),
+    },
+    instance: identity,
+    clock,
+    onError: (err, event) => logger.warn({ err: String(err), event: objectKey(event.metadata) }, 'could not record event'),
+  });
+  const reconciler = new BackupScheduleReconciler({
+    schedules,
+    cronJobs,
+    writes: {
+      createCronJob: (cronJob) => cronJobsApi.create(cronJob),
+      updateCronJob: (cronJob) => cronJobsApi.update(cronJob),
+      updateScheduleStatus: (schedule) => schedulesApi.updateStatus(schedule),
+    },
+    events,
+    backupImage: options.backupImage,
+    clock,
+    logger,
+  });
+  const controller = new Controller({
+    name: CONTROLLER_NAME,
+    reconciler: { reconcile: (ctx) => reconciler.reconcile(ctx.key) },
+    concurrency: options.concurrency,
+    informers,
+    logger,
+    metrics,
+    workQueueMetrics: metrics.workQueue,
+    clock,
+  });
+  const queue = controller.queue;
+
+  for (const informer of schedules.all) {
+    informer.addEventHandler({
+      onAdd: (s) => queue.add(scheduleKey(s)),
+      onUpdate: (_old, s) => queue.add(scheduleKey(s)),
+      onDelete: (s) => queue.add(scheduleKey(s)),
+    });
+  }
+  // A CronJob event concerns its controlling BackupSchedule, and also the schedule whose child name it
+  // carries: that is how a schedule in ChildNameConflict hears that the foreign CronJob went away.
+  const enqueueForCronJob = (cronJob: KubeObject): void => {
+    const owner = ownerScheduleKey(cronJob);
+    if (owner) queue.add(owner);
+    const namespace = cronJob.metadata.namespace;
+    for (const s of schedules.byIndex(CHILD_NAME_INDEX, namespace, objectKey(cronJob.metadata))) {
+      const key = scheduleKey(s);
+      if (key !== owner) queue.add(key);
+    }
+  };
+  for (const informer of cronJobs.all) {
+    informer.addEventHandler({
+      onAdd: enqueueForCronJob,
+      onUpdate: (old, cronJob) => {
+        const oldOwner = ownerScheduleKey(old);
+        if (oldOwner && oldOwner !== ownerScheduleKey(cronJob)) queue.add(oldOwner);
+        enqueueForCronJob(cronJob);
+      },
+      onDelete: enqueueForCronJob,
+    });
+  }
+
+  const healthz: HealthCheck[] = [watchesHealthyCheck(informers, { clock })];
+  if (elector) {
+    const e = elector;
+    healthz.push({ name: 'leader-election', check: () => (e.healthy() ? { ok: true } : { ok: false, reason: 'leader lease renewal failed' }) });
+  }
+  const servers: RunningServer[] = [];
+  const metricsServer = options.metricsAddress ? await startMetricsServer(options.metricsAddress, metrics.registry) : undefined;
+  if (metricsServer) servers.push(metricsServer);
+  const healthServer = options.healthAddress
+    ? await startHealthServer({ address: options.healthAddress, healthz, readyz: [cachesSyncedCheck(informers)] })
+    : undefined;
+  if (healthServer) servers.push(healthServer);
+  logger.info({ metrics: metricsServer?.url, health: healthServer?.url, namespaces: options.namespaces.length > 0 ? options.namespaces : 'all', identity }, 'starting');
+
+  for (const informer of informers) informer.start();
+
+  let shuttingDown = false;
+  const startWorkers = (): void => {
+    controller.start().catch((err: unknown) => {
+      logger.error({ err }, 'controller failed to start');
+      failWith(1);
+    });
+  };
+  const electorStop = new AbortController();
+  let electorDone: Promise<void> = Promise.resolve();
+  if (elector) {
+    const e = elector;
+    let leading = false;
+    electorDone = e
+      .run(electorStop.signal)
+      .catch((err: unknown) => logger.error({ err }, 'leader election failed'))
+      .finally(() => {
+        if (!shuttingDown) {
+          // controller-runtime exits on lost leadership: the gate is already closed, a new process campaigns afresh.
+          logger.error({ identity, wasLeader: leading }, 'leader election lost');
+          failWith(1);
+        }
+      });
+    // Workers start once we lead; the informers warm the caches meanwhile.
+    onStartedLeading = () => {
+      if (shuttingDown) return;
+      leading = true;
+      logger.info({ identity }, 'became leader; starting workers');
+      startWorkers();
+    };
+  } else {
+    startWorkers();
+  }
+
+  return {
+    healthUrl: healthServer?.url,
+    metricsUrl: metricsServer?.url,
+    failed,
+    async shutdown() {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      logger.info({}, 'shutting down: stopping intake, finishing in-flight reconciles');
+      const inTime = await controller.stop(options.shutdownTimeoutSeconds * 1000);
+      if (!inTime) logger.warn({ deadlineSeconds: options.shutdownTimeoutSeconds }, 'reconciles still in flight at the shutdown deadline');
+      await events.flush();
+      // Aborting the elector releases the Lease (empty holder) so the next replica takes over at once.
+      electorStop.abort();
+      await electorDone;
+      await Promise.all(informers.map((i) => i.stop()));
+      await Promise.all(servers.map((s) => s.close()));
+      client.close();
+      logger.info({}, 'shutdown complete');
+    },
+  };
+}
