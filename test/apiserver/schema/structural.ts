@@ -1,126 +1,113 @@
 import type { StatusCause } from '../../../src/kube/object.ts';
 import { fieldErrors } from './causes.ts';
-import { celErrorText, compileRule } from './cel.ts';
+import { validateCrdOpenAPISchema } from './crd-openapi-validation.ts';
 import type { JSONSchemaProps } from './types.ts';
 
 const root = 'spec.versions[0].schema.openAPIV3Schema';
-const types = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
-const reasons = ['FieldValueInvalid', 'FieldValueForbidden', 'FieldValueRequired', 'FieldValueDuplicate'];
 
-/** Where a node sits: decides which "type must not be empty" message kube uses. */
-type Position = 'root' | 'property' | 'items' | 'additionalProperties' | 'valueValidation';
+type Level = 'root' | 'item' | 'field';
 
 /**
- * The structural-schema rules apiextensions-apiserver enforces when a CRD is created
- * (`ValidateStructural` and the CRD validation around it), with its messages and its field paths
- * (`...openAPIV3Schema.properties[spec].type`), plus the CEL rules' compilation.
- *
- * Covered: non-empty and known `type` everywhere (unless int-or-string or preserve-unknown-fields),
- * object at the root, `properties` and `additionalProperties` mutually exclusive, `items` required
- * for arrays, `x-kubernetes-preserve-unknown-fields: false` forbidden, int-or-string without a type,
- * `x-kubernetes-list-map-keys` for map lists, `nullable`/`default` only where allowed at the root
- * metadata, no `type`/`default`/`nullable`/... inside allOf/anyOf/oneOf/not, compilable CEL rules
- * with known reasons.
+ * The schema checks kube-apiserver runs when a CRD is created, with its messages and field paths
+ * (`spec.versions[0].schema.openAPIV3Schema.properties[spec].type`): first the per-node OpenAPI rules
+ * and CEL compilation ({@link validateCrdOpenAPISchema}), then `structuralschema.ValidateStructural`
+ * (type everywhere, items for arrays, nothing but value validations inside allOf/anyOf/oneOf/not,
+ * metadata restrictions, embedded resources), whose errors kube sorts by their text.
  */
 export function validateStructuralSchema(schema: JSONSchemaProps): StatusCause[] {
-  const out: StatusCause[] = [];
-  visit(schema, root, 'root', out);
-  return out;
+  const openapi = validateCrdOpenAPISchema(schema, root);
+  const structural: StatusCause[] = [];
+  invariants(schema, 'root', root, structural);
+  const text = (c: StatusCause) => `${c.field ?? ''}: ${c.message ?? ''}`;
+  structural.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
+  return [...openapi.schema, ...openapi.cel, ...structural];
 }
 
-function visit(s: JSONSchemaProps, path: string, position: Position, out: StatusCause[]): void {
+/** `validateStructuralInvariants`. */
+function invariants(s: JSONSchemaProps, level: Level, path: string, out: StatusCause[]): void {
+  if (s.type === 'array' && !s.items) out.push(fieldErrors.required(`${path}.items`, 'must be specified'));
+  if (s.items) invariants(s.items, 'item', `${path}.items`, out);
+  for (const [name, prop] of Object.entries(s.properties ?? {})) invariants(prop, 'field', `${path}.properties[${name}]`, out);
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false) {
+    if (level === 'root') out.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'must not be used at the root'));
+    if (typeof s.additionalProperties === 'object') invariants(s.additionalProperties, 'field', `${path}.additionalProperties`, out);
+  }
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
-  if (position === 'valueValidation') {
-    checkValueValidation(s, path, out);
-  } else if (!s.type) {
-    if (!intOrString && !preserve) out.push(fieldErrors.required(`${path}.type`, emptyTypeDetail(position)));
-  } else if (!types.includes(s.type)) {
-    out.push(fieldErrors.notSupported(`${path}.type`, s.type, types));
+  const embedded = s['x-kubernetes-embedded-resource'] === true;
+  if (intOrString && preserve) out.push(fieldErrors.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, true, 'must be false if x-kubernetes-int-or-string is true'));
+  if (intOrString && embedded) out.push(fieldErrors.invalid(`${path}.x-kubernetes-embedded-resource`, true, 'must be false if x-kubernetes-int-or-string is true'));
+  const skipAnyOf = isIntOrStringAnyOf(s.anyOf);
+  const skipFirstAllOfAnyOf = isIntOrStringAnyOf(s.allOf?.[0]?.anyOf);
+  valueValidation(s, skipAnyOf, skipFirstAllOfAnyOf, path, out);
+  if (embedded && s.type !== 'object') {
+    const detail = 'must be object if x-kubernetes-embedded-resource is true';
+    out.push(s.type ? fieldErrors.invalid(`${path}.type`, s.type, detail) : fieldErrors.required(`${path}.type`, detail));
+  } else if (!s.type && !intOrString && !preserve) {
+    const detail = { root: 'must not be empty at the root', item: 'must not be empty for specified array items', field: 'must not be empty for specified object fields' }[level];
+    out.push(fieldErrors.required(`${path}.type`, detail));
   }
-  if (position === 'root' && s.type && s.type !== 'object') out.push(fieldErrors.invalid(`${path}.type`, s.type, 'must be object at the root'));
-  if (intOrString && s.type) out.push(fieldErrors.invalid(`${path}.type`, s.type, 'must be empty if x-kubernetes-int-or-string is true'));
-  if (s['x-kubernetes-preserve-unknown-fields'] === false) {
-    out.push(fieldErrors.invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, 'must be true or undefined'));
+  if (embedded && s.additionalProperties !== undefined) out.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'must not be used if x-kubernetes-embedded-resource is set'));
+  if (level === 'root' && s.type && s.type !== 'object') out.push(fieldErrors.invalid(`${path}.type`, s.type, 'must be object at the root'));
+  const checkMetadata = level === 'root' || embedded;
+  const props = s.properties ?? {};
+  for (const [name, want] of [['kind', 'string'], ['apiVersion', 'string'], ['metadata', 'object']] as const) {
+    const prop = props[name];
+    if (prop && checkMetadata && prop.type !== want) out.push(fieldErrors.invalid(`${path}.properties[${name}].type`, prop.type ?? '', `must be ${want}`));
   }
-  if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
-    out.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
+  const metadata = props['metadata'];
+  if (metadata && level === 'root' && !onlyNameAndGenerateName(metadata)) {
+    out.push(fieldErrors.forbidden(`${path}.properties[metadata]`, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
   }
-  if (s.type === 'array' && !s.items && position !== 'valueValidation') out.push(fieldErrors.required(`${path}.items`, 'must be specified'));
-  checkListType(s, path, out);
-  checkRules(s, path, out);
-  for (const [name, prop] of Object.entries(s.properties ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-    visit(prop, `${path}.properties[${name}]`, position === 'valueValidation' ? position : 'property', out);
-  }
-  if (s.items) visit(s.items, `${path}.items`, position === 'valueValidation' ? position : 'items', out);
-  if (typeof s.additionalProperties === 'object') {
-    visit(s.additionalProperties, `${path}.additionalProperties`, position === 'valueValidation' ? position : 'additionalProperties', out);
-  }
-  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
-    s[key]?.forEach((sub, i) => {
-      // The int-or-string idiom `anyOf: [{type: integer}, {type: string}]` (also under allOf) is allowed.
-      if (intOrString && key !== 'oneOf' && isIntOrStringIdiom(sub, key)) return;
-      visit(sub, `${path}.${key}[${i}]`, 'valueValidation', out);
-    });
-  }
-  if (s.not) visit(s.not, `${path}.not`, 'valueValidation', out);
-}
-
-function isIntOrStringIdiom(sub: JSONSchemaProps, key: 'allOf' | 'anyOf'): boolean {
-  const onlyType = (x: JSONSchemaProps) => Object.keys(x).length === 1 && (x.type === 'integer' || x.type === 'string');
-  if (key === 'anyOf') return onlyType(sub);
-  return Object.keys(sub).length === 1 && (sub.anyOf ?? []).length > 0 && (sub.anyOf ?? []).every(onlyType);
-}
-
-function emptyTypeDetail(position: Position): string {
-  switch (position) {
-    case 'root':
-      return 'must not be empty at the root';
-    case 'items':
-      return 'must not be empty for specified array items';
-    case 'additionalProperties':
-      return 'must not be empty for specified additionalProperties';
-    default:
-      return 'must not be empty for specified object fields';
+  if (embedded && !preserve && Object.keys(props).length === 0) {
+    out.push(fieldErrors.required(`${path}.properties`, 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
   }
 }
 
-/** Inside allOf/anyOf/oneOf/not only value validations are allowed ("must be empty to be structural"). */
-function checkValueValidation(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
-  for (const key of ['type', 'default', 'nullable', 'additionalProperties', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string'] as const) {
-    if (s[key] !== undefined) out.push(fieldErrors.forbidden(`${path}.${key}`, 'must be empty to be structural'));
-  }
+function isIntOrStringAnyOf(anyOf: JSONSchemaProps[] | undefined): boolean {
+  return anyOf?.length === 2 && Object.keys(anyOf[0] ?? {}).join() === 'type' && anyOf[0]?.type === 'integer' && Object.keys(anyOf[1] ?? {}).join() === 'type' && anyOf[1]?.type === 'string';
 }
 
-function checkListType(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
-  const listType = s['x-kubernetes-list-type'];
-  if (listType === undefined) return;
-  if (s.type !== 'array') out.push(fieldErrors.invalid(`${path}.x-kubernetes-list-type`, listType, 'must only be used on type=array'));
-  if (!['atomic', 'set', 'map'].includes(listType)) out.push(fieldErrors.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
-  if (listType === 'map' && !s['x-kubernetes-list-map-keys']?.length) {
-    out.push(fieldErrors.required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
-  }
+/** Root metadata may only restrict name and generateName (and say `type: object`). */
+function onlyNameAndGenerateName(metadata: JSONSchemaProps): boolean {
+  const allowed = new Set(['type', 'properties', 'default', 'description']);
+  if (Object.keys(metadata).some((k) => !allowed.has(k))) return false;
+  return Object.keys(metadata.properties ?? {}).every((k) => k === 'name' || k === 'generateName');
 }
 
-function checkRules(s: JSONSchemaProps, path: string, out: StatusCause[]): void {
-  s['x-kubernetes-validations']?.forEach((rule, i) => {
-    const at = `${path}.x-kubernetes-validations[${i}]`;
-    if (!rule.rule?.trim()) {
-      out.push(fieldErrors.required(`${at}.rule`));
-      return;
-    }
+/** `validateValueValidation`. */
+function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, path: string, out: StatusCause[]): void {
+  if (!skipAnyOf) v.anyOf?.forEach((sub, i) => nested(sub, false, `${path}.anyOf[${i}]`, out));
+  v.allOf?.forEach((sub, i) => nested(sub, skipFirstAllOfAnyOf && i === 0, `${path}.allOf[${i}]`, out));
+  v.oneOf?.forEach((sub, i) => nested(sub, false, `${path}.oneOf[${i}]`, out));
+  if (v.not) nested(v.not, false, `${path}.not`, out);
+  if (v.pattern !== undefined) {
     try {
-      compileRule(rule.rule);
+      new RegExp(v.pattern, 'u');
     } catch (err) {
-      out.push(fieldErrors.invalid(`${at}.rule`, rule.rule, `compilation failed: ${celErrorText(err)}`));
+      out.push(fieldErrors.invalid(`${path}.pattern`, v.pattern, `must be a valid regular expression, but isn't: ${err instanceof Error ? err.message : String(err)}`));
     }
-    if (rule.messageExpression) {
-      try {
-        compileRule(rule.messageExpression);
-      } catch (err) {
-        out.push(fieldErrors.invalid(`${at}.messageExpression`, rule.messageExpression, `messageExpression compilation failed: ${celErrorText(err)}`));
-      }
-    }
-    if (rule.reason !== undefined && !reasons.includes(rule.reason)) out.push(fieldErrors.notSupported(`${at}.reason`, rule.reason, reasons));
-  });
+  }
+}
+
+/** `validateNestedValueValidation`: inside logic junctors only value validations are allowed. */
+function nested(v: JSONSchemaProps, skipAnyOf: boolean, path: string, out: StatusCause[]): void {
+  valueValidation(v, skipAnyOf, false, path, out);
+  if (v.items) nested(v.items, false, `${path}.items`, out);
+  for (const [name, prop] of Object.entries(v.properties ?? {})) nested(prop, false, `${path}.properties[${name}]`, out);
+  const forbidden: Array<[keyof JSONSchemaProps, boolean, string]> = [
+    ['type', !!v.type, 'must be empty to be structural'],
+    ['additionalProperties', v.additionalProperties !== undefined, 'must be undefined to be structural'],
+    ['default', v.default !== undefined, 'must be undefined to be structural'],
+    ['title', !!v.title, 'must be empty to be structural'],
+    ['description', !!v.description, 'must be empty to be structural'],
+    ['nullable', v.nullable === true, 'must be false to be structural'],
+    ['x-kubernetes-preserve-unknown-fields', v['x-kubernetes-preserve-unknown-fields'] === true, 'must be false to be structural'],
+    ['x-kubernetes-embedded-resource', v['x-kubernetes-embedded-resource'] === true, 'must be false to be structural'],
+    ['x-kubernetes-int-or-string', v['x-kubernetes-int-or-string'] === true, 'must be false to be structural'],
+    ['x-kubernetes-list-map-keys', (v['x-kubernetes-list-map-keys'] ?? []).length > 0, 'must be empty to be structural'],
+    ['x-kubernetes-list-type', v['x-kubernetes-list-type'] !== undefined, 'must be undefined to be structural'],
+  ];
+  for (const [key, present, detail] of forbidden) if (present) out.push(fieldErrors.forbidden(`${path}.${key}`, detail));
+  if (v.properties?.['metadata']) out.push(fieldErrors.forbidden(`${path}.properties[metadata]`, 'must not be specified in a nested context'));
 }
