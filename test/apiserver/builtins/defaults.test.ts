@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/object.ts';
 import { loadReference } from '../schema/k8s-reference.ts';
 import { applyBuiltinDefaults } from './defaults.ts';
+import { prepareJobForCreate } from './job-selector.ts';
 import { imageTag } from './pod-defaults.ts';
 
 const cronJob = (podSpec: Record<string, unknown>, schedule = '0 2 * * *'): KubeObject => ({
@@ -166,5 +167,25 @@ describe('applyBuiltinDefaults for other kinds', () => {
     const lease: KubeObject = { metadata: { name: 'op-leader' }, spec: {} };
     applyBuiltinDefaults('coordination.k8s.io', 'leases', lease);
     expect(lease['spec']).toEqual(recorded['spec']);
+  });
+});
+
+describe('prepareJobForCreate', () => {
+  it('labels the template with the uid and name and selects on the uid', () => {
+    const job: KubeObject = { metadata: { name: 'j', uid: 'u-1' }, spec: { template: { metadata: { labels: { app: 'x' } }, spec: {} } } };
+    prepareJobForCreate(job);
+    expect(job['spec']).toMatchObject({
+      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'u-1' } },
+      template: { metadata: { labels: { app: 'x', 'batch.kubernetes.io/controller-uid': 'u-1', 'batch.kubernetes.io/job-name': 'j', 'controller-uid': 'u-1', 'job-name': 'j' } } },
+    });
+  });
+
+  it('leaves a manual selector and a Job without uid alone', () => {
+    const manual: KubeObject = { metadata: { name: 'j', uid: 'u' }, spec: { manualSelector: true, template: {} } };
+    prepareJobForCreate(manual);
+    expect(manual['spec']).toEqual({ manualSelector: true, template: {} });
+    const noUid: KubeObject = { metadata: { name: 'j' }, spec: { template: {} } };
+    prepareJobForCreate(noUid);
+    expect(noUid['spec']).toEqual({ template: {} });
   });
 });

@@ -4,3 +4,4 @@ export { validateBuiltin } from './validate.ts';
 export { validateObjectName } from './name-validation.ts';
 export { defaultPodTemplateSpec, imageTag } from './pod-defaults.ts';
 export { cronParseError } from './cron-schedule.ts';
+export { prepareJobForCreate } from './job-selector.ts';

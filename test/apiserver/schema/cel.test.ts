@@ -34,7 +34,7 @@ describe('CEL x-kubernetes-validations', () => {
     ['a messageExpression', { rule: 'size(self.tags) <= 2', messageExpression: '"too many tags: " + string(size(self.tags))' }, { tags: ['a', 'b', 'c'] },
       [{ reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": too many tags: 3' }]],
     ['a runtime error (missing key)', { rule: 'self.min > 0' }, {},
-      [{ reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": No such key: min evaluating rule: self.min > 0' }]],
+      [{ reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": no such key: min evaluating rule: self.min > 0' }]],
   ])('reports %s', (_name, rule, spec, expected) => {
     expect(validateCustomResource(specWith([rule]), { spec })).toEqual(expected);
   });

@@ -31,7 +31,9 @@ export function compileRule(rule: string): Program {
 /** The first line of a cel-js error (the rest is a source pointer). */
 export function celErrorText(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.split('\n')[0] ?? text;
+  const first = text.split('\n')[0] ?? text;
+  // cel-go words this runtime error in lower case ("no such key: x"), which is what kube prints.
+  return first.startsWith('No such key') ? `n${first.slice(1)}` : first;
 }
 
 /** Whether a rule reads `oldSelf` (kube: "transition rule"). */
