@@ -1,0 +1,237 @@
+/**
+ * E2E harness: the test API server with dist/ applied (RBAC enforced), and the controller bundle
+ * (build/controller.mjs, what the image runs) started as its own process, authenticated with its
+ * ServiceAccount's token. Used by the e2e tests, the demo and the convergence benchmark.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { bundleController } from '../../scripts/bundle.ts';
+import { isAlreadyExists, isNotFound } from '../../src/kube/api-status-error.ts';
+import { KubeClient } from '../../src/kube/kube-client.ts';
+import { KubeConfig } from '../../src/kube/kube-config.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
+import { ResourceClient, type ResourceType } from '../../src/kube/resource-client.ts';
+import { BACKUP_SCHEDULES, CRON_JOBS } from '../../src/controller/resources.ts';
+import { startTestApiServer } from '../apiserver/index.ts';
+
+/** The test API server's handle, as {@link startTestApiServer} returns it. */
+export type TestApiServer = Awaited<ReturnType<typeof startTestApiServer>>;
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+
+/** The controller's ServiceAccount, from dist/. */
+export const CONTROLLER_SA = { namespace: 'backupschedule-system', name: 'backupschedule-operator' } as const;
+/** The user name the API server sees for the controller. */
+export const CONTROLLER_USER = `system:serviceaccount:${CONTROLLER_SA.namespace}:${CONTROLLER_SA.name}`;
+/** The Lease from dist/. */
+export const LEASE = { namespace: 'backupschedule-system', name: 'backupschedule-operator-leader' } as const;
+
+/** REST coordinates of every kind dist/ contains. */
+const KINDS: Readonly<Record<string, ResourceType>> = {
+  Namespace: { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false },
+  ServiceAccount: { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
+  CustomResourceDefinition: { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false },
+  ClusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
+  ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+  Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
+  RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
+  Event: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
+  BackupSchedule: BACKUP_SCHEDULES,
+  CronJob: CRON_JOBS,
+};
+
+/** The objects of dist/, in kustomization.yaml order (CRD before the example). */
+export function distDocuments(): KubeObject[] {
+  const kustomization = parseAllDocuments(readFileSync(join(DIST, 'kustomization.yaml'), 'utf8'))[0]?.toJS() as { resources: string[] };
+  return kustomization.resources.flatMap((file) =>
+    parseAllDocuments(readFileSync(join(DIST, file), 'utf8')).map((doc) => doc.toJS() as KubeObject).filter((o) => o !== null),
+  );
+}
+
+/** A typed client for one of the kinds dist/ contains. */
+export function clientFor<T extends KubeObject = KubeObject>(client: KubeClient, kind: string): ResourceClient<T> {
+  const type = KINDS[kind];
+  if (!type) throw new Error(`harness: unknown kind ${kind}`);
+  return new ResourceClient<T>(client, type);
+}
+
+/**
+ * Creates `docs` in order. Deployments are skipped: the test API server serves no apps/v1, and the
+ * controller runs as a local process instead. A create answered 404 (a CRD not served yet) is retried.
+ */
+export async function applyDocuments(client: KubeClient, docs: readonly KubeObject[]): Promise<void> {
+  for (const doc of docs) {
+    if (doc.kind === 'Deployment') continue;
+    const resource = clientFor(client, doc.kind ?? '');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await resource.create(doc);
+        break;
+      } catch (err) {
+        if (isAlreadyExists(err)) break;
+        if (isNotFound(err) && attempt < 100) {
+          await sleep(50);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails naming `what`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await sleep(everyMs);
+  }
+}
+
+/** A KubeClient for a kubeconfig text. */
+export function clientFromKubeconfig(kubeconfig: string): KubeClient {
+  return new KubeClient({ config: KubeConfig.fromKubeconfig(kubeconfig) });
+}
+
+/** A running test API server with dist/ applied, and a kubeconfig for the controller's ServiceAccount. */
+export interface Cluster {
+  readonly server: TestApiServer;
+  /** Admin client. */
+  readonly admin: KubeClient;
+  /** Temp directory holding kubeconfigs; removed by {@link Cluster.stop}. */
+  readonly dir: string;
+  /** Path of the admin kubeconfig (for kubectl). */
+  readonly adminKubeconfig: string;
+  /** Path of a kubeconfig authenticating as the controller's ServiceAccount. */
+  readonly controllerKubeconfig: string;
+  stop(): Promise<void>;
+}
+
+/** Options for {@link startCluster}. */
+export interface ClusterOptions {
+  /** Filters the objects of dist/ before they are applied. @default all but Deployments and the example */
+  readonly filter?: (doc: KubeObject) => boolean;
+  /** Rewrites objects of dist/ before they are applied (e.g. RBAC minus one rule). @default none */
+  readonly rewrite?: (doc: KubeObject) => KubeObject;
+}
+
+/** Starts the API server, applies dist/ (without the example unless `filter` keeps it), mints the SA token. */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const server = await startTestApiServer();
+  const dir = mkdtempSync(join(tmpdir(), 'bks-e2e-'));
+  const adminKubeconfig = join(dir, 'admin.kubeconfig');
+  writeFileSync(adminKubeconfig, server.kubeconfig());
+  const admin = clientFromKubeconfig(server.kubeconfig());
+  const filter = options.filter ?? ((doc: KubeObject) => doc.kind !== 'BackupSchedule');
+  const docs = distDocuments().filter(filter).map(options.rewrite ?? ((d) => d));
+  await applyDocuments(admin, docs);
+  const token = await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name);
+  const controllerKubeconfig = join(dir, 'controller.kubeconfig');
+  writeFileSync(controllerKubeconfig, server.kubeconfig({ token, user: CONTROLLER_SA.name }));
+  return {
+    server,
+    admin,
+    dir,
+    adminKubeconfig,
+    controllerKubeconfig,
+    async stop() {
+      admin.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Builds the controller bundle into a temp file (the same esbuild build `npm run bundle` makes). */
+export async function buildBundle(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'bks-bundle-'));
+  const outfile = join(dir, 'controller.mjs');
+  await bundleController({ outfile });
+  return outfile;
+}
+
+/** A controller process running the bundle. */
+export class ControllerProcess {
+  readonly child: ChildProcess;
+  readonly #lines: string[] = [];
+  readonly #exited: Promise<number | null>;
+
+  private constructor(child: ChildProcess) {
+    this.child = child;
+    let buffered = '';
+    const onData = (chunk: Buffer): void => {
+      buffered += chunk.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      this.#lines.push(...parts.filter((l) => l.length > 0));
+      if (process.env['E2E_CONTROLLER_LOGS']) for (const l of parts) process.stderr.write(`[controller ${child.pid}] ${l}\n`);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    this.#exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  }
+
+  /** Starts `node <bundle> <args>`; health and metrics listen on ephemeral ports unless `args` say otherwise. */
+  static start(bundle: string, args: readonly string[]): ControllerProcess {
+    const defaults = ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--log-level=debug'];
+    const child = spawn(process.execPath, ['--enable-source-maps', bundle, ...defaults, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return new ControllerProcess(child);
+  }
+
+  /** Every log line so far. */
+  get lines(): readonly string[] {
+    return this.#lines;
+  }
+
+  /** Log lines parsed as JSON (non-JSON lines skipped). */
+  records(): Record<string, unknown>[] {
+    return this.#lines.flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  /** Resolves with the exit code once the process exits. */
+  exited(): Promise<number | null> {
+    return this.#exited;
+  }
+
+  /** Waits for a log record matching `match`. */
+  waitForLog(what: string, match: (record: Record<string, unknown>) => boolean, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+    return waitFor(what, () => this.records().find(match), timeoutMs).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- controller log ---\n${this.#lines.slice(-40).join('\n')}`);
+    });
+  }
+
+  /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<number | null> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.#exited;
+    this.child.kill(signal);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.#exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/** Object builders and polling helpers shared by the e2e tests. */
+import type { BackupScheduleObject } from '../../src/controller/resources.ts';
+import { isNotFound } from '../../src/kube/api-status-error.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
+import type { RequestLogEntry } from '../apiserver/index.ts';
+import { clientFor, waitFor, CONTROLLER_USER } from './harness.ts';
+
+/** A BackupSchedule manifest (what a user would apply). */
+export function scheduleManifest(namespace: string, name: string, spec: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'kubelings.dev/v1alpha1',
+    kind: 'BackupSchedule',
+    metadata: { name, namespace },
+    spec: {
+      schedule: '0 2 * * *',
+      source: { etcd: { endpoints: ['https://etcd-0.etcd:2379'] } },
+      destination: { persistentVolumeClaim: { claimName: 'backups' } },
+      retention: { keepLast: 7 },
+      ...spec,
+    },
+  };
+}
+
+/** Typed access for the tests. */
+export function api(admin: KubeClient) {
+  const schedules = clientFor<BackupScheduleObject>(admin, 'BackupSchedule');
+  const cronJobs = clientFor<KubeObject & { spec: any; status?: any }>(admin, 'CronJob');
+  const namespaces = clientFor(admin, 'Namespace');
+  return {
+    schedules,
+    cronJobs,
+    async createNamespace(name: string): Promise<void> {
+      await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    },
+    /** The Ready condition once `accept` says yes. */
+    async waitForReady(namespace: string, name: string, accept: (s: BackupScheduleObject) => boolean = (s) => readyOf(s)?.status === 'True', timeoutMs = 15_000): Promise<BackupScheduleObject> {
+      return waitFor(`BackupSchedule ${namespace}/${name} to satisfy the condition`, async () => {
+        const s = await schedules.get({ namespace, name });
+        return accept(s) ? s : undefined;
+      }, timeoutMs);
+    },
+    async waitForCronJob(namespace: string, name: string, accept: (c: KubeObject & { spec: any }) => boolean = () => true, timeoutMs = 15_000) {
+      return waitFor(`CronJob ${namespace}/${name}`, async () => {
+        try {
+          const c = await cronJobs.get({ namespace, name });
+          return accept(c) ? c : undefined;
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      }, timeoutMs);
+    },
+    async waitForCronJobGone(namespace: string, name: string, timeoutMs = 15_000): Promise<void> {
+      await waitFor(`CronJob ${namespace}/${name} to be deleted`, async () => {
+        try {
+          await cronJobs.get({ namespace, name });
+          return false;
+        } catch (err) {
+          if (isNotFound(err)) return true;
+          throw err;
+        }
+      }, timeoutMs);
+    },
+    /** Core Events in `namespace` about `name`. */
+    async events(namespace: string, name: string): Promise<(KubeObject & { reason: string; message: string; type: string; count: number })[]> {
+      const list = await clientFor(admin, 'Event').list({ namespace });
+      return (list.items as (KubeObject & { reason: string; message: string; type: string; count: number; involvedObject: { name: string } })[]).filter((e) => e.involvedObject.name === name);
+    },
+  };
+}
+
+/** The Ready condition of a schedule. */
+export function readyOf(s: BackupScheduleObject): { status: string; reason: string; message: string; observedGeneration?: number } | undefined {
+  return s.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+/** Writes by the controller (anything but get/list/watch), optionally only those that succeeded. */
+export function controllerWrites(entries: readonly RequestLogEntry[], options: { namespace?: string; includeEvents?: boolean; succeededOnly?: boolean } = {}): RequestLogEntry[] {
+  return entries.filter(
+    (e) =>
+      e.user === CONTROLLER_USER &&
+      !['get', 'list', 'watch'].includes(e.verb) &&
+      (options.includeEvents || e.resource !== 'events') &&
+      (options.namespace === undefined || e.namespace === options.namespace) &&
+      (!options.succeededOnly || (e.code >= 200 && e.code < 300)),
+  );
+}
