@@ -111,6 +111,13 @@ export const BUILTIN_PRINTERS: Record<string, BuiltinPrinter> = {
       return [o.metadata.name, status, `${Number(at(o, 'status', 'succeeded') ?? 0)}/${Number(at(o, 'spec', 'completions') ?? 1)}`, duration, age(o, now), c.names, c.images, selectorString(at(o, 'spec', 'selector'))];
     },
   },
+  'apps/deployments': {
+    columns: [NAME, col('Ready', 'string', 'Number of the pod with ready state'), col('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'), col('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'), AGE, col('Containers', 'string', 'Names of each container in the template.', 1), col('Images', 'string', 'Images referenced by each container in the template.', 1), col('Selector', 'string', 'Label selector for pods.', 1)],
+    row: (o, now) => {
+      const c = containers(at(o, 'spec', 'template', 'spec'));
+      return [o.metadata.name, `${Number(at(o, 'status', 'readyReplicas') ?? 0)}/${Number(at(o, 'spec', 'replicas') ?? 1)}`, Number(at(o, 'status', 'updatedReplicas') ?? 0), Number(at(o, 'status', 'availableReplicas') ?? 0), age(o, now), c.names, c.images, selectorString(at(o, 'spec', 'selector'))];
+    },
+  },
   'coordination.k8s.io/leases': { columns: [NAME, col('Holder', 'string', 'The holder of the lease'), AGE], row: (o, now) => [o.metadata.name, at(o, 'spec', 'holderIdentity') ?? '', age(o, now)] },
   'rbac.authorization.k8s.io/roles': createdAt,
   'rbac.authorization.k8s.io/clusterroles': createdAt,

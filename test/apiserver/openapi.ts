@@ -93,3 +93,18 @@ export function openApiV3GroupVersion(registry: ResourceRegistry, group: string,
 export function openApiV2(): Record<string, unknown> {
   return { swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths: {}, definitions: {} };
 }
+
+function protoString(field: number, value: string | Buffer): Buffer {
+  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+  if (bytes.length > 127) throw new RangeError('protoString: values longer than 127 bytes are not needed here');
+  return Buffer.concat([Buffer.from([(field << 3) | 2, bytes.length]), bytes]);
+}
+
+/**
+ * `/openapi/v2` as kubectl requests it (`application/com.github.proto-openapi.spec.v2@v1.0+protobuf`):
+ * a gnostic `openapi_v2.Document` with only `swagger: "2.0"` and `info` — no definitions, so
+ * kubectl's client-side validation knows no kinds and checks nothing.
+ */
+export function openApiV2Protobuf(): Buffer {
+  return Buffer.concat([protoString(1, '2.0'), protoString(2, Buffer.concat([protoString(1, 'Kubernetes'), protoString(2, 'v1.32.0')]))]);
+}

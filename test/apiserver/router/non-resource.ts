@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from '../discovery.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { sendJson } from '../http-io.ts';
-import { openApiV2, openApiV3GroupVersion, openApiV3Root } from '../openapi.ts';
+import { openApiV2, openApiV2Protobuf, openApiV3GroupVersion, openApiV3Root } from '../openapi.ts';
 import type { ServerContext } from '../server-context.ts';
 
 const AGGREGATED = 'as=apigroupdiscoverylist';
@@ -33,7 +33,15 @@ export function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: 
     res.end('ok');
     return;
   }
-  if (p0 === 'openapi' && p1 === 'v2' && parts.length === 2) return sendJson(res, 200, openApiV2());
+  if (p0 === 'openapi' && p1 === 'v2' && parts.length === 2) {
+    if (accept.includes('application/com.github.proto-openapi.spec.v2')) {
+      const body = openApiV2Protobuf();
+      res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': String(body.length) });
+      res.end(body);
+      return;
+    }
+    return sendJson(res, 200, openApiV2());
+  }
   if (p0 === 'openapi' && p1 === 'v3') {
     if (parts.length === 2) return sendJson(res, 200, openApiV3Root(ctx.registry, ctx.registry.generation));
     if (p2 === 'api' && parts.length === 4) return discovery(openApiV3GroupVersion(ctx.registry, '', p3 as string));
