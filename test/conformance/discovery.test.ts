@@ -3,7 +3,7 @@
  * versions, `/version`, `/healthz`, `/openapi/v3`). Shapes follow the recorded `discovery-*.json`.
  */
 import { describe, expect, it } from 'vitest';
-import { dig, eventually, useCluster, useWidgets } from './harness.ts';
+import { eventually, useCluster, useWidgets } from './harness.ts';
 
 const cluster = useCluster();
 const widgets = useWidgets(cluster);
@@ -111,12 +111,11 @@ describe('discovery', () => {
 
   it('publishes the CRD in /openapi/v3 with a PATCH operation carrying its kind and the fieldValidation parameter', async () => {
     const { group } = widgets();
-    const index = await eventually(async () => {
-      const res = await cluster().api.get('/openapi/v3');
-      return dig(res.body, `paths.apis/${group}/v1.serverRelativeURL`) ? res : undefined;
+    const url = await eventually(async () => {
+      const res = await cluster().api.get<{ paths?: Record<string, { serverRelativeURL?: string }> }>('/openapi/v3');
+      expect(res.status).toBe(200);
+      return res.body.paths?.[`apis/${group}/v1`]?.serverRelativeURL;
     }, 10_000);
-    expect(index.status).toBe(200);
-    const url = dig(index.body, `paths.apis/${group}/v1.serverRelativeURL`) as string;
     const doc = await cluster().api.get(url);
     expect(doc.status).toBe(200);
     const paths = doc.body.paths as Record<string, Record<string, unknown>>;

@@ -94,7 +94,8 @@ describe('kubectl', () => {
     const got = await kubectl('-n', ns, 'get', 'cj');
     expect(got.code, got.stderr).toBe(0);
     expect(got.stdout.split('\n')[0]).toMatch(/^NAME\s+SCHEDULE\s+(TIMEZONE\s+)?SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE$/);
-    expect((await kubectl('-n', ns, 'create', 'configmap', 'cm1', '--from-literal=a=b')).stdout.trim()).toBe('configmap/cm1 created');
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1' }, data: { a: 'b' } };
+    expect((await kubectl('-n', ns, 'create', '-f', file('cm.yaml', cm))).stdout.trim()).toBe('configmap/cm1 created');
     expect((await kubectl('-n', ns, 'get', 'cm', 'cm1', '-o', 'jsonpath={.data.a}')).stdout).toBe('b');
     expect((await kubectl('-n', ns, 'delete', 'cj', 'nightly')).stdout.trim()).toBe('cronjob.batch "nightly" deleted');
   });
