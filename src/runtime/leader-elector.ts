@@ -21,72 +21,10 @@
 import { realClock, type Clock, type TimerHandle } from './clock.ts';
 import { jitter } from './jitter.ts';
 import { formatMicroTime, type LeaderElectionRecord, type LeaseLock } from './lease-lock.ts';
+import { resolveTiming, type LeaderElectorOptions } from './leader-elector-options.ts';
 import { WriteGateClosedError, type WriteGate } from './write-gate.ts';
 
-/** Options of {@link LeaderElector}. Durations must satisfy leaseDuration > renewDeadline > jitterFactor·retryPeriod. */
-export interface LeaderElectorOptions {
-  /** Where the record lives. Its client must not pass {@link LeaderElector.gate}: the release is written with the gate closed. */
-  readonly lock: LeaseLock;
-  /** This replica's identity (the pod name), written as `holderIdentity`. */
-  readonly identity: string;
-  /**
-   * How long a candidate waits after last seeing the record change before taking the lease.
-   * Stored in whole seconds in the Lease, so it must be a multiple of 1000.
-   * @default 15000
-   */
-  readonly leaseDurationMs?: number;
-  /**
-   * How long the leader keeps leading (and its gate open) after the start of its last successful renew.
-   * @default 10000
-   */
-  readonly renewDeadlineMs?: number;
-  /**
-   * Time between attempts to acquire or renew.
-   * @default 2000
-   */
-  readonly retryPeriodMs?: number;
-  /**
-   * Acquire attempts wait between `retryPeriod` and `retryPeriod · (1 + jitterFactor)`.
-   * @default 1.2
-   */
-  readonly jitterFactor?: number;
-  /**
-   * Time source.
-   * @default realClock
-   */
-  readonly clock?: Clock;
-  /**
-   * Uniform random numbers in [0, 1) for the jitter.
-   * @default Math.random
-   */
-  readonly random?: () => number;
-  /**
-   * Called when this replica becomes leader.
-   * @default none
-   */
-  readonly onStartedLeading?: () => void;
-  /**
-   * Called once when this replica stops leading (lost or released); the caller decides whether to exit.
-   * Not called when `run` ends without ever leading.
-   * @default none
-   */
-  readonly onStoppedLeading?: () => void;
-  /**
-   * Called when the observed holder changes to a non-empty identity (this replica included).
-   * @default none
-   */
-  readonly onNewLeader?: (identity: string) => void;
-  /**
-   * Structured logger (pino-compatible).
-   * @default silent
-   */
-  readonly logger?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
-  /**
-   * Receives `leader_election_master_status`.
-   * @default none
-   */
-  readonly metrics?: { setLeader(isLeader: boolean): void };
-}
+export type { LeaderElectorOptions } from './leader-elector-options.ts';
 
 /** The elector's life cycle. */
 type ElectorState =
@@ -105,10 +43,6 @@ interface Observed {
 }
 
 const silentLogger = { info: (): void => {}, warn: (): void => {} };
-
-function validate(field: string, value: number, condition: boolean, requirement: string): void {
-  if (!Number.isFinite(value) || !condition) throw new RangeError(`LeaderElector: ${field} ${requirement}, got ${value}`);
-}
 
 /** Elects one leader among the replicas sharing a Lease, and fences the leader's writes. */
 export class LeaderElector {
@@ -137,22 +71,14 @@ export class LeaderElector {
     this.#options = options;
     this.#lock = options.lock;
     this.#identity = options.identity;
-    this.#leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.#renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.#retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    this.#jitterFactor = options.jitterFactor ?? 1.2;
+    const timing = resolveTiming(options);
+    this.#leaseDurationMs = timing.leaseDurationMs;
+    this.#renewDeadlineMs = timing.renewDeadlineMs;
+    this.#retryPeriodMs = timing.retryPeriodMs;
+    this.#jitterFactor = timing.jitterFactor;
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
     this.#logger = options.logger ?? silentLogger;
-    if (!this.#identity) throw new TypeError('LeaderElector: identity must be a non-empty string');
-    const lease = this.#leaseDurationMs;
-    const renew = this.#renewDeadlineMs;
-    const retry = this.#retryPeriodMs;
-    validate('leaseDurationMs', lease, lease >= 1000 && lease % 1000 === 0, 'must be a positive whole number of seconds in ms (the Lease stores seconds)');
-    validate('renewDeadlineMs', renew, renew > 0 && renew < lease, `must be > 0 and less than leaseDurationMs (${lease})`);
-    validate('retryPeriodMs', retry, retry > 0, 'must be > 0');
-    validate('jitterFactor', this.#jitterFactor, this.#jitterFactor >= 0, 'must be ≥ 0');
-    validate('renewDeadlineMs', renew, renew > this.#jitterFactor * retry, `must be greater than jitterFactor × retryPeriodMs (${this.#jitterFactor * retry})`);
     this.gate = {
       isOpen: () => this.#gateOpen(),
       check: (description) => {
