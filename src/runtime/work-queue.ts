@@ -80,7 +80,7 @@ export class WorkQueue<K = string> {
   readonly #dirty = new Set<K>();
   /** Keys handed to a worker and not yet done, with the time they were handed out. */
   readonly #processing = new Map<K, number>();
-  /** When each queued key was first added, for the queue-latency metric. */
+  /** When each dirty key was added, for the queue-latency metric. */
   readonly #addedAt = new Map<K, number>();
   readonly #waiters = new Fifo<(key: K | undefined) => void>();
   #shuttingDown = false;
@@ -117,7 +117,10 @@ export class WorkQueue<K = string> {
   /** Marks `key` as needing processing. Ignored after shutdown. */
   add(key: K): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
+    // As client-go's metrics.add: a dirty key being processed already counts as queued and waiting.
     this.#metrics.adds.inc();
+    this.#metrics.depth.inc();
+    this.#addedAt.set(key, this.clock.now());
     this.#dirty.add(key);
     // Being processed: done() queues it again, so no worker gets it while one still holds it.
     if (this.#processing.has(key)) return;
@@ -178,8 +181,6 @@ export class WorkQueue<K = string> {
   }
 
   #enqueue(key: K): void {
-    this.#metrics.depth.inc();
-    if (!this.#addedAt.has(key)) this.#addedAt.set(key, this.clock.now());
     this.#queue.push(key);
     const waiter = this.#waiters.shift();
     if (waiter) waiter(this.#take());

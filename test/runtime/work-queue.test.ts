@@ -127,6 +127,24 @@ describe('WorkQueue', () => {
     q.shutDown();
   });
 
+  it('measures the queue latency of a key re-added during processing from its add, as client-go does', async () => {
+    const clock = new FakeClock();
+    const { values, provider } = recordingMetrics();
+    const q = new WorkQueue({ clock, metrics: provider });
+    q.add('a');
+    await q.get();
+    clock.step(100);
+    q.add('a');
+    expect(values.depth).toBe(1);
+    clock.step(300);
+    q.done('a');
+    clock.step(50);
+    await q.get();
+    expect(values.latency).toEqual([0, 0.35]);
+    expect(values.depth).toBe(0);
+    q.shutDown();
+  });
+
   it('updates the unfinished-work gauges every 500 ms while keys are in flight', async () => {
     const clock = new FakeClock();
     const { values, provider } = recordingMetrics();
