@@ -73,11 +73,11 @@ describe('validateCustomResource value rules', () => {
     ['set list duplicates', { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } }, ['a', 'a'], [{ reason: 'FieldValueDuplicate', field: 'f[1]', message: 'Duplicate value: "a"' }]],
     ['map list duplicate keys', { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' } } } }, [{ name: 'a' }, { name: 'a' }], [{ reason: 'FieldValueDuplicate', field: 'f[1]', message: 'Duplicate value: {"name":"a"}' }]],
     ['int-or-string given a bool', { 'x-kubernetes-int-or-string': true }, true, [
-      { reason: 'FieldValueInvalid', field: 'f', message: 'Invalid value: true: f in body must validate at least one schema (anyOf)' },
+      { reason: 'FieldValueInvalid', field: 'f', message: 'Invalid value: "": f must validate at least one schema (anyOf)' },
       { reason: 'FieldValueInvalid', field: 'f', message: 'Invalid value: "boolean": f in body must be of type integer: "boolean"' },
     ]],
-    ['not', { type: 'string', not: { enum: ['x'] } }, 'x', [{ reason: 'FieldValueInvalid', field: 'f', message: 'Invalid value: "x": f in body must not validate the schema (not)' }]],
-    ['oneOf', { type: 'integer', oneOf: [{ minimum: 0 }, { maximum: 10 }] }, 5, [{ reason: 'FieldValueInvalid', field: 'f', message: 'Invalid value: 5: f in body must validate one and only one schema (oneOf)' }]],
+    ['not', { type: 'string', not: { enum: ['x'] } }, 'x', [{ reason: 'FieldValueInvalid', field: 'f', message: 'Invalid value: "": f must not validate the schema (not)' }]],
+    ['oneOf', { type: 'integer', oneOf: [{ minimum: 0 }, { maximum: 10 }] }, 5, [{ reason: 'FieldValueInvalid', field: 'f', message: 'Invalid value: "": f must validate one and only one schema (oneOf)' }]],
   ])('reports %s with kube-openapi wording', (_name, schema, value, expected) => {
     expect(at(schema, value)).toEqual(expected);
   });
@@ -90,6 +90,15 @@ describe('validateCustomResource value rules', () => {
     ['a value inside a preserved object', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, { any: { thing: 1 } }],
   ])('accepts %s', (_name, schema, value) => {
     expect(at(schema, value)).toEqual([]);
+  });
+
+  it('requires apiVersion and kind of an embedded resource', () => {
+    const schema: JSONSchemaProps = { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true };
+    expect(at(schema, { kind: 5 })).toEqual([
+      { reason: 'FieldValueRequired', field: 'f.apiVersion', message: 'Required value: must not be empty' },
+      { reason: 'FieldValueInvalid', field: 'f.kind', message: 'Invalid value: 5: must be a string' },
+    ]);
+    expect(at(schema, { apiVersion: 'v1', kind: 'ConfigMap' })).toEqual([]);
   });
 
   it('lists items by index and recurses into their properties', () => {

@@ -87,6 +87,11 @@ function body(path: string): string {
   return path === '' ? 'body' : `${path} in body`;
 }
 
+/** Composite (allOf/anyOf/oneOf/not) errors name the path without "in body" and carry no value. */
+function composite(path: string): string {
+  return path === '' ? '.' : path;
+}
+
 function collect(schema: JSONSchemaProps, value: unknown, path: string): StatusCause[] {
   const sink: Sink = { causes: [], blocking: false };
   validateValue(schema, value, path, sink);
@@ -97,25 +102,26 @@ function validateCombinators(schema: JSONSchemaProps, value: unknown, path: stri
   if (schema.allOf) {
     const errs = schema.allOf.flatMap((s) => collect(s, value, path));
     if (errs.length) {
-      report(out, fieldErrors.invalid(path, value, `${body(path)} must validate all the schemas (allOf)`));
+      report(out, fieldErrors.invalid(path, '', `${composite(path)} must validate all the schemas (allOf)`));
       out.causes.push(...errs);
     }
   }
   if (schema.anyOf) {
     const results = schema.anyOf.map((s) => collect(s, value, path));
     if (!results.some((errs) => errs.length === 0)) {
-      report(out, fieldErrors.invalid(path, value, `${body(path)} must validate at least one schema (anyOf)`));
-      out.causes.push(...(results[0] ?? []));
+      report(out, fieldErrors.invalid(path, '', `${composite(path)} must validate at least one schema (anyOf)`));
+      // kube-openapi merges the failures of the best-scoring alternative; we take the one with fewest errors.
+      out.causes.push(...results.reduce((best, errs) => (errs.length < best.length ? errs : best)));
     }
   }
   if (schema.oneOf) {
     const passing = schema.oneOf.filter((s) => collect(s, value, path).length === 0).length;
     if (passing !== 1) {
-      report(out, fieldErrors.invalid(path, value, `${body(path)} must validate one and only one schema (oneOf)`));
+      report(out, fieldErrors.invalid(path, '', `${composite(path)} must validate one and only one schema (oneOf)`));
     }
   }
   if (schema.not && collect(schema.not, value, path).length === 0) {
-    report(out, fieldErrors.invalid(path, value, `${body(path)} must not validate the schema (not)`));
+    report(out, fieldErrors.invalid(path, '', `${composite(path)} must not validate the schema (not)`));
   }
 }
 
@@ -211,6 +217,7 @@ function validateObject(schema: JSONSchemaProps, value: Record<string, unknown>,
   if (schema.minProperties !== undefined && count < schema.minProperties) {
     report(out, fieldErrors.invalid(path, count, `${body(path)} should have at least ${schema.minProperties} properties`));
   }
+  if (schema['x-kubernetes-embedded-resource']) validateEmbeddedTypeMeta(value, path, out);
   for (const name of schema.required ?? []) {
     if (!(name in value)) report(out, fieldErrors.required(child(path, name)), true);
   }
@@ -222,5 +229,15 @@ function validateObject(schema: JSONSchemaProps, value: Record<string, unknown>,
     } else if (isObject(schema.additionalProperties)) {
       validateValue(schema.additionalProperties, value[name], child(path, name), out);
     }
+  }
+}
+
+/** `validateEmbeddedResource` (schema/objectmeta): an embedded object needs string apiVersion and kind. */
+function validateEmbeddedTypeMeta(value: Record<string, unknown>, path: string, out: Sink): void {
+  for (const name of ['apiVersion', 'kind']) {
+    const v = value[name];
+    if (v === undefined) report(out, fieldErrors.required(child(path, name), 'must not be empty'), true);
+    else if (typeof v !== 'string') report(out, fieldErrors.invalid(child(path, name), v, 'must be a string'));
+    else if (v === '') report(out, fieldErrors.invalid(child(path, name), v, 'must not be empty'));
   }
 }
