@@ -80,43 +80,6 @@ describe('watch', () => {
     expect(await w.nextChange()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'existing' } } });
   });
 
-  it('sends a BOOKMARK carrying only kind, apiVersion and metadata.resourceVersion before timeoutSeconds ends the stream', async () => {
-    const { api } = cluster();
-    const w = widgets();
-    const ns = await cluster().namespace('watch');
-    const created = must(await api.post(w.path(ns), w.body('w1')), 201);
-    const stream = track(api.watch(w.path(ns), { resourceVersion: created.metadata.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: 3 }));
-    const events = await stream.drain(10_000);
-    const bookmarks = events.filter((e) => e.type === 'BOOKMARK');
-    expect(bookmarks.length).toBeGreaterThanOrEqual(1);
-    for (const b of bookmarks) {
-      expect(Object.keys(b.object).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
-      expect(b.object).toMatchObject({ kind: 'Widget', apiVersion: w.apiVersion });
-      expect(Object.keys(b.object.metadata)).toEqual(['resourceVersion']);
-      expect(typeof b.object.metadata.resourceVersion).toBe('string');
-    }
-    expect(stream.durationMs).toBeGreaterThan(2_500);
-  });
-
-  it('sends no BOOKMARK without allowWatchBookmarks', async () => {
-    const { api } = cluster();
-    const ns = await cluster().namespace('watch');
-    const list = must(await api.get(cmPath(ns)), 200);
-    const stream = track(api.watch(cmPath(ns), { resourceVersion: list.metadata.resourceVersion, timeoutSeconds: 3 }));
-    const events = await stream.drain(10_000);
-    expect(events.filter((e) => e.type === 'BOOKMARK')).toEqual([]);
-  });
-
-  it('ends the stream after timeoutSeconds', async () => {
-    const { api } = cluster();
-    const ns = await cluster().namespace('watch');
-    const list = must(await api.get(cmPath(ns)), 200);
-    const stream = track(api.watch(cmPath(ns), { resourceVersion: list.metadata.resourceVersion, timeoutSeconds: 1 }));
-    await stream.drain(8_000);
-    expect(stream.durationMs).toBeGreaterThan(900);
-    expect(stream.durationMs).toBeLessThan(6_000);
-  });
-
   it('answers a watch from a compacted resourceVersion with HTTP 200 and one ERROR event 410 Expired', async (ctx) => {
     if (!cluster().hasDebug) ctx.skip(); // compaction can be forced only on the test server
     const { api } = cluster();
@@ -130,5 +93,46 @@ describe('watch', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410 } });
     expect(events[0]?.object.message).toMatch(new RegExp(`^too old resource version: ${old.metadata.resourceVersion} \\(\\d+\\)$`));
+  });
+});
+
+// These wait for the server's timeout: run them side by side to keep the suite fast. They end their
+// own streams (the server closes them), so they do not use `track` (its afterEach would cut the others).
+describe.concurrent('watch timeouts', () => {
+  it('sends a BOOKMARK carrying only kind, apiVersion and metadata.resourceVersion before timeoutSeconds ends the stream', async ({ expect }) => {
+    const { api } = cluster();
+    const w = widgets();
+    const ns = await cluster().namespace('watch');
+    const created = must(await api.post(w.path(ns), w.body('w1')), 201);
+    const stream = (api.watch(w.path(ns), { resourceVersion: created.metadata.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: 3 }));
+    const events = await stream.drain(10_000);
+    const bookmarks = events.filter((e) => e.type === 'BOOKMARK');
+    expect(bookmarks.length).toBeGreaterThanOrEqual(1);
+    for (const b of bookmarks) {
+      expect(Object.keys(b.object).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+      expect(b.object).toMatchObject({ kind: 'Widget', apiVersion: w.apiVersion });
+      expect(Object.keys(b.object.metadata)).toEqual(['resourceVersion']);
+      expect(typeof b.object.metadata.resourceVersion).toBe('string');
+    }
+    expect(stream.durationMs).toBeGreaterThan(2_500);
+  });
+
+  it('sends no BOOKMARK without allowWatchBookmarks', async ({ expect }) => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('watch');
+    const list = must(await api.get(cmPath(ns)), 200);
+    const stream = (api.watch(cmPath(ns), { resourceVersion: list.metadata.resourceVersion, timeoutSeconds: 3 }));
+    const events = await stream.drain(10_000);
+    expect(events.filter((e) => e.type === 'BOOKMARK')).toEqual([]);
+  });
+
+  it('ends the stream after timeoutSeconds', async ({ expect }) => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('watch');
+    const list = must(await api.get(cmPath(ns)), 200);
+    const stream = (api.watch(cmPath(ns), { resourceVersion: list.metadata.resourceVersion, timeoutSeconds: 1 }));
+    await stream.drain(8_000);
+    expect(stream.durationMs).toBeGreaterThan(900);
+    expect(stream.durationMs).toBeLessThan(6_000);
   });
 });
