@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, type Clock } from '../../src/runtime/clock.ts';
 import { LeaderElector, type LeaderElectorOptions } from '../../src/runtime/leader-elector.ts';
-import { formatMicroTime, type LeaderElectionRecord } from '../../src/runtime/lease-lock.ts';
+import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
+import { createLeaseLock, formatMicroTime, LeaseNotFoundError, type LeaderElectionRecord } from '../../src/runtime/lease-lock.ts';
 import { WriteGateClosedError } from '../../src/runtime/write-gate.ts';
 import { FakeLeaseLock, FakeLeaseServer, flush, type LinkMode } from './fake-lease-lock.ts';
 
@@ -286,6 +287,37 @@ describe('LeaderElector', () => {
     expect(lockA.calls.at(-1)?.op).toBe('update');
     b.controller.abort();
     await b.running;
+  });
+
+  it('keeps retrying with a clear warning while the Lease does not exist, and never creates it', async () => {
+    const clock = new FakeClock();
+    const calls: string[] = [];
+    const warnings: { obj: object; msg: string | undefined }[] = [];
+    const lock = createLeaseLock({
+      namespace: 'ops',
+      name: 'op-leader',
+      client: {
+        get: async (namespace, name) => {
+          calls.push('get');
+          throw new ApiStatusError(statusErrors.notFound({ group: 'coordination.k8s.io', resource: 'leases' }, name), { cause: namespace });
+        },
+        update: async () => {
+          calls.push('update');
+          throw new Error('unexpected update');
+        },
+      },
+    });
+    const e = new LeaderElector({ lock, identity: 'a', clock, random: () => 0, logger: { info: () => {}, warn: (obj, msg) => void warnings.push({ obj, msg }) } });
+    const controller = new AbortController();
+    const running = e.run(controller.signal);
+    await advance(clock, 6_000);
+    expect(calls).toEqual(['get', 'get', 'get', 'get']);
+    expect(warnings).toHaveLength(4);
+    expect(warnings[0]!.msg).toBe('failed to read leader lease');
+    expect((warnings[0]!.obj as { err: unknown }).err).toBeInstanceOf(LeaseNotFoundError);
+    expect(e.isLeader()).toBe(false);
+    controller.abort();
+    await running;
   });
 
   it('release() on a candidate writes nothing and ends run()', async () => {
