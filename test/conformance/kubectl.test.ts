@@ -71,6 +71,21 @@ describe('kubectl', () => {
     expect((await cluster().api.get(w.path(ns, 'k1'))).status).toBe(404);
   });
 
+  it('applies a Widget: created, then configured after a change, then unchanged', async () => {
+    const w = widgets();
+    const ns = await cluster().namespace('kubectl');
+    const first = await kubectl('-n', ns, 'apply', '-f', file('apply1.yaml', w.body('k2', { schedule: '@daily', size: 2 })));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trim()).toBe(`widget.${w.group}/k2 created`);
+    const changed = file('apply2.yaml', w.body('k2', { schedule: '@daily', size: 3 }));
+    const second = await kubectl('-n', ns, 'apply', '-f', changed);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.trim()).toBe(`widget.${w.group}/k2 configured`);
+    expect((await kubectl('-n', ns, 'apply', '-f', changed)).stdout.trim()).toBe(`widget.${w.group}/k2 unchanged`);
+    const got = await cluster().api.get(w.path(ns, 'k2'));
+    expect(got.body).toMatchObject({ spec: { size: 3 }, metadata: { generation: 2 } });
+  });
+
   it('prints the 422 naming the invalid field when creating an invalid Widget', async () => {
     const w = widgets();
     const ns = await cluster().namespace('kubectl');

@@ -141,6 +141,8 @@ describe('custom resource defaulting and pruning', () => {
     expect(res.status).toBe(201);
     expect(res.body.spec).toEqual({ free: { anything: { goes: 1 } }, mode: 'Safe', nested: { keep: 7 }, quantity: '10Gi', schedule: '0 2 * * *', size: 3 });
     expect(res.body.extra).toBeUndefined();
+    // Without the parameter the server behaves as fieldValidation=Warn (the default since 1.23).
+    expect(String(res.headers.warning)).toContain('unknown field \\"spec.bogus\\"');
     const got = must(await cluster().api.get(w.path(ns, 'w1')), 200);
     expect(got.spec).toEqual(res.body.spec);
   });

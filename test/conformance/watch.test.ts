@@ -5,7 +5,7 @@
  * (watch-410-expired.txt; the compaction trigger exists only on the test server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cmPath, configMap, must, rand, useCluster, useWidgets, type WatchStream } from './harness.ts';
+import { cmPath, configMap, failure, must, rand, useCluster, useWidgets, type WatchStream } from './harness.ts';
 
 const cluster = useCluster();
 const widgets = useWidgets(cluster);
@@ -78,6 +78,34 @@ describe('watch', () => {
     must(await api.post(cmPath(ns), configMap('existing')), 201);
     const w = track(api.watch(cmPath(ns), { fieldSelector: 'metadata.name=existing' }));
     expect(await w.nextChange()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'existing' } } });
+  });
+
+  it('sends DELETED when an object stops matching the labelSelector and ADDED when it starts', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('watch');
+    must(await api.post(cmPath(ns), configMap('a', { metadata: { labels: { role: 'x' } } })), 201);
+    const list = must(await api.get(cmPath(ns), { query: { labelSelector: 'role=x' } }), 200);
+    const w = track(api.watch(cmPath(ns), { resourceVersion: list.metadata.resourceVersion, labelSelector: 'role=x' }));
+    const moved = must(await api.patch(cmPath(ns, 'a'), { metadata: { labels: { role: 'y' } } }), 200);
+    must(await api.patch(cmPath(ns, 'a'), { data: { k: 'unseen' } }), 200);
+    must(await api.patch(cmPath(ns, 'a'), { metadata: { labels: { role: 'x' } } }), 200);
+    const left = await w.nextChange();
+    // The watch cache sends the previous content (which matched) at the event's resourceVersion.
+    expect(left).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'a', labels: { role: 'x' }, resourceVersion: moved.metadata.resourceVersion } } });
+    const back = await w.nextChange();
+    expect(back).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a', labels: { role: 'x' } }, data: { k: 'unseen' } } });
+  });
+
+  it('answers a LIST at an exact compacted resourceVersion with HTTP 410 Expired', async (ctx) => {
+    if (!cluster().hasDebug) ctx.skip(); // compaction can be forced only on the test server
+    const { api } = cluster();
+    const ns = await cluster().namespace('watch');
+    const old = must(await api.post(cmPath(ns), configMap('a')), 201);
+    must(await api.patch(cmPath(ns, 'a'), { data: { k: 'v2' } }), 200);
+    must(await api.post('/debug/compact', {}), 200, 201, 204);
+    const res = await api.get(cmPath(ns), { query: { resourceVersion: old.metadata.resourceVersion, resourceVersionMatch: 'Exact' } });
+    expect(res.status).toBe(410);
+    expect(res.body).toEqual(failure(410, 'Expired', 'The resourceVersion for the provided list is too old.'));
   });
 
   it('answers a watch from a compacted resourceVersion with HTTP 200 and one ERROR event 410 Expired', async (ctx) => {
