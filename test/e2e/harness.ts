@@ -142,6 +142,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const filter = options.filter ?? ((doc: KubeObject) => doc.kind !== 'BackupSchedule');
   const docs = distDocuments().filter(filter).map(options.rewrite ?? ((d) => d));
   await applyDocuments(admin, docs);
+  // The CRD is served once established; tests create BackupSchedules right away.
+  await waitFor('the BackupSchedule CRD to be served', () => clientFor(admin, 'BackupSchedule').list({ limit: 1 }).then(() => true), 10_000);
   const token = await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name);
   const controllerKubeconfig = join(dir, 'controller.kubeconfig');
   writeFileSync(controllerKubeconfig, server.kubeconfig({ token, user: CONTROLLER_SA.name }));
