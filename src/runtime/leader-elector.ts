@@ -63,6 +63,7 @@ export class LeaderElector {
   #deadlineTimer: TimerHandle | undefined;
   #wake: (() => void) | undefined;
   #ledOnce = false;
+  #stopping: Promise<void> | undefined;
 
   /** Open only while this replica leads and its last successful renew started less than renewDeadline ago. */
   readonly gate: WriteGate;
@@ -278,8 +279,13 @@ export class LeaderElector {
     this.#wake?.();
   }
 
-  /** Stops campaigning; if leading, closes the gate and releases the lease. Idempotent. */
-  async #stop(): Promise<void> {
+  /** Stops campaigning; if leading, closes the gate and releases the lease. Every caller waits for the same release. */
+  #stop(): Promise<void> {
+    this.#stopping ??= this.#stopOnce();
+    return this.#stopping;
+  }
+
+  async #stopOnce(): Promise<void> {
     const state = this.#state;
     if (state.kind === 'stopped' || state.kind === 'releasing') return;
     if (state.kind !== 'leading') {

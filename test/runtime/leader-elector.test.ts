@@ -320,6 +320,25 @@ describe('LeaderElector', () => {
     await running;
   });
 
+  it('release() during an abort waits for the same release write to finish', async () => {
+    const clock = new FakeClock();
+    const { server, newLock } = setup(clock);
+    const lock = newLock();
+    const a = elector(lock, clock, 'a');
+    await flush();
+    lock.latencyMs = 200;
+    a.controller.abort();
+    let released = false;
+    const release = a.e.release().then(() => (released = true));
+    await advance(clock, 199);
+    expect(released).toBe(false);
+    await advance(clock, 1);
+    await release;
+    expect(server.record?.holderIdentity).toBe('');
+    expect(lock.ops()).toEqual(['get', 'update', 'update']);
+    await a.running;
+  });
+
   it('release() on a candidate writes nothing and ends run()', async () => {
     const clock = new FakeClock();
     const { server, newLock } = setup(clock);
