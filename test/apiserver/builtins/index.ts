@@ -5,3 +5,4 @@ export { validateObjectName } from './name-validation.ts';
 export { defaultPodTemplateSpec, imageTag } from './pod-defaults.ts';
 export { cronParseError } from './cron-schedule.ts';
 export { prepareJobForCreate } from './job-selector.ts';
+export { pruneBuiltinUnknownFields } from './unknown-fields.ts';
