@@ -6,10 +6,16 @@ const TYPESCRIPT_ONLY = new Set(['title', 'tsType', '$schema', '$id']);
 /**
  * The CRD `openAPIV3Schema` derived from the BackupSchedule JSON Schema: the same tree without the
  * keywords that only the type generator reads. The result uses the wire keys (`x-kubernetes-validations`),
- * i.e. it is what the synthesized CRD YAML must contain.
+ * i.e. it is what the synthesized CRD YAML must contain. The root `metadata` is reduced to `type: object`.
  */
 export function toCrdOpenApiSchema(node: SchemaNode): SchemaNode {
-  return strip(node) as SchemaNode;
+  const root = strip(node) as Record<string, unknown>;
+  const properties = root['properties'] as Record<string, unknown> | undefined;
+  // The root `metadata` may carry nothing but `type: object` (and name/generateName restrictions): the
+  // API server rejects even a description with "must not specify anything other than name and
+  // generateName, but metadata is implicitly specified" (apiextensions-apiserver schema/validation.go).
+  if (properties?.['metadata'] !== undefined) properties['metadata'] = { type: 'object' };
+  return root;
 }
 
 function strip(value: unknown): unknown {

@@ -83,3 +83,26 @@ describe('dist/', () => {
     }
   });
 });
+
+describe('the CRD in dist/', () => {
+  const crdText = readFileSync(`${DIST_DIR}CustomResourceDefinition.backupschedules.kubelings.dev.yaml`, 'utf8');
+
+  it('holds the full schema in the YAML: CEL rules, list types, defaults, printer columns', () => {
+    expect(crdText.match(/x-kubernetes-validations:/g)?.length).toBe(4);
+    expect(crdText).toContain('x-kubernetes-list-map-keys:');
+    expect(crdText).toContain('default: Forbid');
+    expect(crdText).toContain('jsonPath: .status.conditions[?(@.type=="Ready")].status');
+    expect(crdText).not.toMatch(/xKubernetes|tsType|title:/);
+  });
+
+  it('describes every property except the root metadata', () => {
+    const walk = (node: Record<string, any>, path: string): string[] => {
+      const missing = typeof node['description'] === 'string' || path === '.metadata' || path === '' ? [] : [path];
+      const children = Object.entries((node['properties'] as Record<string, any> | undefined) ?? {}).flatMap(([k, v]) => walk(v, `${path}.${k}`));
+      const items = node['items'] === undefined ? [] : walk(node['items'], `${path}[]`);
+      return [...missing, ...children, ...items];
+    };
+    const crd = [...readManifests().values()].find((m) => m.kind === 'CustomResourceDefinition') as Record<string, any>;
+    expect(walk(crd['spec'].versions[0].schema.openAPIV3Schema, '')).toEqual([]);
+  });
+});
