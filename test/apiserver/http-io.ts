@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { statusErrors } from '../../src/kube/api-status-error.ts';
 import type { StatusBody } from '../../src/kube/object.ts';
 import { fail, serverErrors } from './errors.ts';
+import { decodeKubernetesProtobuf } from './protobuf-decode.ts';
 
 /** What the client asked for in `Accept`. */
 export type ResponseFormat = 'json' | 'yaml' | 'table' | 'partial' | 'partial-list';
@@ -29,6 +30,15 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
 /** Parses a JSON or YAML request body; 400 with the decoder's message when it is malformed. */
 export function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   const media = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (media === 'application/vnd.kubernetes.protobuf') {
+    let decoded: Record<string, unknown> | undefined;
+    try {
+      decoded = decodeKubernetesProtobuf(raw);
+    } catch (err) {
+      fail(statusErrors.badRequest(`unable to decode protobuf body: ${(err as Error).message}`));
+    }
+    return decoded ?? fail(serverErrors.unsupportedMediaType(media));
+  }
   const text = raw.toString('utf8');
   if (media === 'application/yaml' || media === 'application/apply-patch+yaml') {
     try {

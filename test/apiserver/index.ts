@@ -87,6 +87,8 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const adminToken = `admin-${randomBytes(24).toString('base64url')}`;
   auth.addStaticToken(adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
   installNamespaceStrategy(store);
+  // SetDefaults_Secret: an empty type is Opaque.
+  store.setHooks('', 'secrets', { prepareCreate: (obj) => void (obj['type'] ??= 'Opaque') });
   new CrdController(store, storage, registry, clock);
   const gc = new GarbageCollector(storage, store, registry, { clock });
   seedCluster(registry, store);

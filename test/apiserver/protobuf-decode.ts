@@ -1,0 +1,133 @@
+/**
+ * Just enough of the Kubernetes protobuf encoding to accept what `kubectl create namespace|configmap|
+ * secret|serviceaccount` sends (`Content-Type: application/vnd.kubernetes.protobuf`): the `k8s\0`
+ * envelope (runtime.Unknown) and the fields of those four kinds (k8s.io/api/core/v1/generated.proto).
+ * Any other kind answers 415, as a server without that kind's protobuf codec would.
+ */
+
+type Fields = Map<number, (Buffer | number)[]>;
+
+function readVarint(buf: Buffer, pos: number): [number, number] {
+  let result = 0;
+  let shift = 0;
+  for (;;) {
+    const byte = buf[pos++];
+    if (byte === undefined) throw new Error('truncated varint');
+    result += (byte & 0x7f) * 2 ** shift;
+    if ((byte & 0x80) === 0) return [result, pos];
+    shift += 7;
+  }
+}
+
+function fields(buf: Buffer): Fields {
+  const out: Fields = new Map();
+  let pos = 0;
+  while (pos < buf.length) {
+    const [key, p1] = readVarint(buf, pos);
+    pos = p1;
+    const field = Math.floor(key / 8);
+    const wire = key & 7;
+    let value: Buffer | number;
+    if (wire === 0) [value, pos] = readVarint(buf, pos);
+    else if (wire === 2) {
+      const [len, p2] = readVarint(buf, pos);
+      value = buf.subarray(p2, p2 + len);
+      pos = p2 + len;
+    } else if (wire === 1) {
+      value = buf.subarray(pos, pos + 8);
+      pos += 8;
+    } else if (wire === 5) {
+      value = buf.subarray(pos, pos + 4);
+      pos += 4;
+    } else throw new Error(`unsupported wire type ${wire}`);
+    const list = out.get(field) ?? [];
+    list.push(value);
+    out.set(field, list);
+  }
+  return out;
+}
+
+const str = (f: Fields, n: number): string | undefined => {
+  const v = f.get(n)?.[0];
+  return Buffer.isBuffer(v) ? v.toString('utf8') : undefined;
+};
+const strs = (f: Fields, n: number): string[] => (f.get(n) ?? []).filter(Buffer.isBuffer).map((b) => b.toString('utf8'));
+const msg = (f: Fields, n: number): Fields | undefined => {
+  const v = f.get(n)?.[0];
+  return Buffer.isBuffer(v) ? fields(v) : undefined;
+};
+const bool = (f: Fields, n: number): boolean | undefined => {
+  const v = f.get(n)?.[0];
+  return typeof v === 'number' ? v !== 0 : undefined;
+};
+function map(f: Fields, n: number, bytes = false): Record<string, string> | undefined {
+  const entries = f.get(n);
+  if (!entries) return undefined;
+  const out: Record<string, string> = {};
+  for (const e of entries) {
+    if (!Buffer.isBuffer(e)) continue;
+    const kv = fields(e);
+    const value = kv.get(2)?.[0];
+    out[str(kv, 1) ?? ''] = Buffer.isBuffer(value) ? (bytes ? value.toString('base64') : value.toString('utf8')) : '';
+  }
+  return out;
+}
+
+function objectMeta(f: Fields | undefined): Record<string, unknown> {
+  if (!f) return {};
+  const m: Record<string, unknown> = {};
+  const set = (k: string, v: unknown): void => {
+    if (v !== undefined && !(Array.isArray(v) && v.length === 0)) m[k] = v;
+  };
+  set('name', str(f, 1));
+  set('generateName', str(f, 2));
+  set('namespace', str(f, 3));
+  set('labels', map(f, 11));
+  set('annotations', map(f, 12));
+  set('finalizers', strs(f, 14));
+  return m;
+}
+
+/** Decodes a protobuf request body into the JSON object, or undefined when the kind is not supported. */
+export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> | undefined {
+  if (body.length < 4 || body.subarray(0, 4).toString('latin1') !== 'k8s\u0000') return undefined;
+  const unknown = fields(body.subarray(4));
+  const typeMeta = msg(unknown, 1);
+  const raw = unknown.get(2)?.[0];
+  if (!typeMeta || !Buffer.isBuffer(raw)) return undefined;
+  const apiVersion = str(typeMeta, 1) ?? '';
+  const kind = str(typeMeta, 2) ?? '';
+  if (apiVersion !== 'v1') return undefined;
+  const f = fields(raw);
+  const obj: Record<string, unknown> = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
+  switch (kind) {
+    case 'Namespace': {
+      const finalizers = strs(msg(f, 2) ?? new Map(), 1);
+      if (finalizers.length) obj['spec'] = { finalizers };
+      return obj;
+    }
+    case 'ConfigMap': {
+      const data = map(f, 2);
+      const binaryData = map(f, 3, true);
+      if (data) obj['data'] = data;
+      if (binaryData) obj['binaryData'] = binaryData;
+      if (bool(f, 4) !== undefined) obj['immutable'] = bool(f, 4);
+      return obj;
+    }
+    case 'Secret': {
+      const data = map(f, 2, true);
+      if (data) obj['data'] = data;
+      if (str(f, 3) !== undefined) obj['type'] = str(f, 3);
+      if (bool(f, 5) !== undefined) obj['immutable'] = bool(f, 5);
+      return obj;
+    }
+    case 'ServiceAccount': {
+      const pulls = (f.get(3) ?? []).filter(Buffer.isBuffer).map((b) => ({ name: str(fields(b), 1) ?? '' }));
+      if (pulls.length) obj['imagePullSecrets'] = pulls;
+      if (bool(f, 4) !== undefined) obj['automountServiceAccountToken'] = bool(f, 4);
+      return obj;
+    }
+    default:
+      return undefined;
+  }
+}
