@@ -145,6 +145,33 @@ describe('authorization (RBAC)', () => {
     );
   });
 
+  it('matches wildcard verbs and resources within the rule\'s API group only', async () => {
+    const ns = await cluster().namespace('rbac');
+    const sa = await cluster().serviceAccount(ns, 'batch-admin');
+    await role(ns, 'batch-all', [{ apiGroups: ['batch'], resources: ['*'], verbs: ['*'] }]);
+    await bind(ns, 'Role', 'batch-all', ns, 'batch-admin');
+    expect(await allowed(sa.client, 'GET', `/apis/batch/v1/namespaces/${ns}/jobs`)).toBe(200);
+    expect((await sa.client.get(`/apis/batch/v1/namespaces/${ns}/cronjobs`)).status).toBe(200);
+    expect((await sa.client.get(`/api/v1/namespaces/${ns}/configmaps`)).status).toBe(403);
+    expect((await sa.client.get(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`)).status).toBe(403);
+  });
+
+  it('grants through a Group subject (all ServiceAccounts of a namespace)', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('rbac');
+    const sa = await cluster().serviceAccount(ns, 'member');
+    await role(ns, 'lease-reader', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list'] }]);
+    const body = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'all-sas' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'lease-reader' },
+      subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: `system:serviceaccounts:${ns}` }],
+    };
+    must(await api.post(`${rbac}/namespaces/${ns}/rolebindings`, body), 201);
+    expect(await allowed(sa.client, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`)).toBe(200);
+  });
+
   it('authorizes non-resource URLs from ClusterRole nonResourceURLs', async () => {
     const { api } = cluster();
     const ns = await cluster().namespace('rbac');
