@@ -6,6 +6,7 @@ import { serveDebug } from './debug-endpoints.ts';
 import type { FaultInjector } from './faults/index.ts';
 import { sendStatus } from './http-io.ts';
 import { authorize, forbiddenStatus, type AuthorizationAttributes, type RbacObjects } from './rbac/index.ts';
+import { rbacObjects } from './rbac-cache.ts';
 import type { RequestLog, RequestLogEntry } from './request-log.ts';
 import { serveNonResource } from './router/non-resource.ts';
 import { parseRequestInfo } from './router/request-info.ts';
@@ -24,7 +25,6 @@ export interface PipelineControls {
   closeWatches(): void;
 }
 
-const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /**
  * The request pipeline of kube-apiserver in the order its filters run: (pause gate) → authentication
@@ -32,19 +32,7 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
  * injection → routing; every request lands in the request log with its final code.
  */
 export function createRequestHandler(ctx: ServerContext, controls: PipelineControls, serverAddress: () => string): RequestListener {
-  let rbacCache: RbacObjects | undefined;
-  ctx.storage.onChange((e) => {
-    if (e.gr.startsWith(`${RBAC_GROUP}/`)) rbacCache = undefined;
-  });
-  const rbac = (): RbacObjects => {
-    rbacCache ??= {
-      roles: ctx.storage.list(`${RBAC_GROUP}/roles`),
-      clusterRoles: ctx.storage.list(`${RBAC_GROUP}/clusterroles`),
-      roleBindings: ctx.storage.list(`${RBAC_GROUP}/rolebindings`),
-      clusterRoleBindings: ctx.storage.list(`${RBAC_GROUP}/clusterrolebindings`),
-    };
-    return rbacCache;
-  };
+  const rbac = (): RbacObjects => rbacObjects(ctx.storage);
   const saUid = (namespace: string, name: string): string | undefined => (ctx.storage.get('/serviceaccounts', namespace, name) as KubeObject | undefined)?.metadata.uid;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -66,8 +54,9 @@ export function createRequestHandler(ctx: ServerContext, controls: PipelineContr
       code: 0,
     });
     try {
-      const user: AuthenticatedUser | undefined = ctx.auth.authenticate(req.headers.authorization, ctx.clock.now(), saUid);
+      let user: AuthenticatedUser | undefined = ctx.auth.authenticate(req.headers.authorization, ctx.clock.now(), saUid);
       if (!user) throw new ApiStatusError(statusErrors.unauthorized());
+      user = impersonate(req, user, rbac());
       entry.user = user.name;
       if (url.pathname.startsWith('/debug/')) {
         if (!user.groups.includes('system:masters')) throw new ApiStatusError(forbiddenStatus(attributes(user, info)));
@@ -114,4 +103,27 @@ function attributes(user: AuthenticatedUser, info: ReturnType<typeof parseReques
     path: info.path,
     isResourceRequest: info.isResourceRequest,
   };
+}
+
+/**
+ * `Impersonate-User` / `Impersonate-Group` (kubectl `--as`, `--as-group`): the requester needs
+ * `impersonate` on users/groups (serviceaccounts for `system:serviceaccount:` names), as kube's
+ * impersonation filter checks; the request then runs as the impersonated user.
+ */
+function impersonate(req: IncomingMessage, user: AuthenticatedUser, rbac: RbacObjects): AuthenticatedUser {
+  const asUser = req.headers['impersonate-user'];
+  if (typeof asUser !== 'string' || asUser === '') return user;
+  const rawGroups = req.headers['impersonate-group'];
+  const groups = Array.isArray(rawGroups) ? rawGroups : rawGroups ? [rawGroups] : [];
+  const requester = { name: user.name, groups: [...user.groups] };
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(asUser);
+  const check = (resource: string, name: string, namespace?: string): void => {
+    const attrs: AuthorizationAttributes = { user: requester, verb: 'impersonate', apiGroup: '', resource, name, path: '', isResourceRequest: true, ...(namespace ? { namespace } : {}) };
+    if (!authorize(rbac, attrs).allowed) throw new ApiStatusError(forbiddenStatus(attrs));
+  };
+  if (sa) check('serviceaccounts', sa[2] as string, sa[1] as string);
+  else check('users', asUser);
+  for (const g of groups) check('groups', g);
+  const implied = sa ? ['system:serviceaccounts', `system:serviceaccounts:${sa[1] as string}`] : [];
+  return { name: asUser, groups: [...new Set([...groups, ...implied, 'system:authenticated'])] };
 }

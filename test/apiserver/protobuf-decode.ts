@@ -1,6 +1,6 @@
 /**
  * Just enough of the Kubernetes protobuf encoding to accept what `kubectl create namespace|configmap|
- * secret|serviceaccount` sends (`Content-Type: application/vnd.kubernetes.protobuf`): the `k8s\0`
+ * secret|serviceaccount` and `kubectl auth can-i|whoami` send (`Content-Type: application/vnd.kubernetes.protobuf`): the `k8s\0`
  * envelope (runtime.Unknown) and the fields of those four kinds (k8s.io/api/core/v1/generated.proto).
  * Any other kind answers 415, as a server without that kind's protobuf codec would.
  */
@@ -97,8 +97,9 @@ export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> 
   if (!typeMeta || !Buffer.isBuffer(raw)) return undefined;
   const apiVersion = str(typeMeta, 1) ?? '';
   const kind = str(typeMeta, 2) ?? '';
-  if (apiVersion !== 'v1') return undefined;
   const f = fields(raw);
+  if (apiVersion === 'authorization.k8s.io/v1' || apiVersion === 'authentication.k8s.io/v1') return decodeReview(apiVersion, kind, f);
+  if (apiVersion !== 'v1') return undefined;
   const obj: Record<string, unknown> = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
   switch (kind) {
     case 'Namespace': {
@@ -130,4 +131,27 @@ export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> 
     default:
       return undefined;
   }
+}
+
+/** SelfSubjectAccessReview / SubjectAccessReview / LocalSubjectAccessReview / SelfSubjectReview. */
+function decodeReview(apiVersion: string, kind: string, f: Fields): Record<string, unknown> | undefined {
+  const obj: Record<string, unknown> = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
+  if (kind === 'SelfSubjectReview') return obj;
+  if (!['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'].includes(kind)) return undefined;
+  const spec = msg(f, 2) ?? new Map();
+  const out: Record<string, unknown> = {};
+  const ra = msg(spec, 1);
+  if (ra) {
+    const names = ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'];
+    out['resourceAttributes'] = Object.fromEntries(names.map((n, i) => [n, str(ra, i + 1)]).filter(([, v]) => v !== undefined));
+  }
+  const nra = msg(spec, 2);
+  if (nra) out['nonResourceAttributes'] = { path: str(nra, 1), verb: str(nra, 2) };
+  if (kind !== 'SelfSubjectAccessReview') {
+    if (str(spec, 3) !== undefined) out['user'] = str(spec, 3);
+    const groups = strs(spec, 4);
+    if (groups.length) out['groups'] = groups;
+  }
+  obj['spec'] = out;
+  return obj;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthenticatedUser } from '../auth.ts';
 import { fail, serverErrors } from '../errors.ts';
+import { handleReview } from '../handlers/access-review.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { handleTokenRequest } from '../handlers/token-request.ts';
 import { handleWatch } from '../handlers/watch.ts';
@@ -25,6 +26,10 @@ export async function serveResource(ctx: ServerContext, req: IncomingMessage, re
   const allowed = (verb: string): void => {
     if (!type.verbs.includes(verb)) fail(serverErrors.methodNotAllowed());
   };
+  if (type.group === 'authorization.k8s.io' || type.group === 'authentication.k8s.io') {
+    if (info.verb !== 'create' || info.pathName !== undefined) fail(serverErrors.methodNotAllowed());
+    return handleReview(ctx, r);
+  }
   if (sub === 'token') {
     if (info.verb !== 'create') fail(serverErrors.methodNotAllowed());
     return handleTokenRequest(ctx, r);
