@@ -1,8 +1,10 @@
 import type { KubeObject, StatusCause } from '../../../src/kube/object.ts';
 import { fieldErrors } from '../schema/causes.ts';
 import { validateCronJob, validateJob } from './batch-validation.ts';
+import { validateCoreEvent, validateEventsV1Event } from './event-validation.ts';
 import { obj, str } from './json.ts';
 import { validateObjectMeta } from './meta-validation.ts';
+import { nameIsPathSegment } from './name-rules.ts';
 import { nameValidatorFor } from './name-validation.ts';
 
 /**
@@ -18,11 +20,25 @@ export function validateBuiltin(group: string, resource: string, object: KubeObj
       return validateJob(object);
     case 'leases.coordination.k8s.io':
       return [...validateObjectMeta(object.metadata, nameValidatorFor(resource)), ...validateLeaseSpec(obj(object['spec']) ?? {})];
+    case 'events.':
+      return withPathSegmentName(object, validateCoreEvent(object));
+    case 'events.events.k8s.io':
+      return withPathSegmentName(object, validateEventsV1Event(object));
     case 'customresourcedefinitions.apiextensions.k8s.io':
       return [...validateObjectMeta(object.metadata, nameValidatorFor(resource)), ...validateCrdName(object)];
     default:
       return validateObjectMeta(object.metadata, nameValidatorFor(resource));
   }
+}
+
+/**
+ * The generic registry validates every new object's metadata with the path-segment name rule after
+ * the kind's own validation (`rest.BeforeCreate`); Events have no other name rule.
+ */
+function withPathSegmentName(object: KubeObject, causes: StatusCause[]): StatusCause[] {
+  const name = object.metadata.name ?? '';
+  if (name === '' && !object.metadata.generateName) return [...causes, fieldErrors.required('metadata.name', 'name or generateName is required')];
+  return [...causes, ...nameIsPathSegment(name, false).map((msg) => fieldErrors.invalid('metadata.name', name, msg))];
 }
 
 /** `ValidateLeaseSpec` (pkg/apis/coordination/validation). */
