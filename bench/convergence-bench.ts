@@ -1,0 +1,115 @@
+/**
+ * Convergence benchmark (issue 5's target: at most 1.25 × the floor).
+ *
+ * For each N (default 1,000 and 10,000), on a fresh test API server with dist/ applied:
+ * 1. the admin creates N BackupSchedules in namespace `bench-c` and N in `bench-f` (nothing running);
+ * 2. the controller bundle starts (its ServiceAccount, `--namespace=bench-c`, `--concurrency=C`) and
+ *    converges them; its RSS is read from /proc once all are converged, then it stops;
+ * 3. the floor: bench/floor-writer.ts, a separate process using the same client (src/kube) and the
+ *    same ServiceAccount, issues exactly the 2N necessary writes for `bench-f` (CronJob create + status
+ *    PUT per schedule) back to back with C in flight.
+ * Both durations are taken from the API server's request log: first write to last write of that user in
+ * that namespace, so process start-up and the initial LIST are excluded on both sides.
+ *
+ *   npm run bench:convergence                    # N = 1000 and 10000, C = 4
+ *   npm run bench:convergence -- --sizes 1000 --concurrency 8
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildBundle, ControllerProcess, CONTROLLER_USER, sleep, startCluster, type Cluster } from '../test/e2e/harness.ts';
+import { api, scheduleManifest } from '../test/e2e/scenarios.ts';
+import type { RequestLogEntry } from '../test/apiserver/index.ts';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string' }, concurrency: { type: 'string' } } });
+const sizes = (values.sizes ?? '1000,10000').split(',').map(Number);
+const concurrency = Number(values.concurrency ?? '4');
+const TSX = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url));
+const FLOOR = fileURLToPath(new URL('./floor-writer.ts', import.meta.url));
+
+function writesIn(cluster: Cluster, namespace: string): RequestLogEntry[] {
+  return cluster.server.requestLog.entries().filter(
+    (e) => e.user === CONTROLLER_USER && e.namespace === namespace && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'events',
+  );
+}
+
+function span(writes: readonly RequestLogEntry[]): number {
+  const times = writes.map((w) => Date.parse(w.time));
+  return Math.max(...times) - Math.min(...times);
+}
+
+const statusWrites = (writes: readonly RequestLogEntry[]) => writes.filter((w) => w.subresource === 'status' && w.code < 300).length;
+
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Math.round(Number(line?.match(/\d+/)?.[0] ?? 0) / 1024);
+}
+
+async function createMany(cluster: Cluster, namespace: string, n: number): Promise<void> {
+  const k = api(cluster.admin);
+  let next = 0;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < n) {
+      const i = next++;
+      await k.schedules.create(scheduleManifest(namespace, `backup-${i}`) as never);
+    }
+  }));
+}
+
+const bundle = await buildBundle();
+const results: Record<string, unknown>[] = [];
+for (const n of sizes) {
+  const cluster = await startCluster();
+  try {
+    const k = api(cluster.admin);
+    await k.createNamespace('bench-c');
+    await k.createNamespace('bench-f');
+    await createMany(cluster, 'bench-c', n);
+    await createMany(cluster, 'bench-f', n);
+    cluster.server.requestLog.clear();
+
+    const startedAt = performance.now();
+    const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench-c', '--log-level=info']);
+    while (statusWrites(writesIn(cluster, 'bench-c')) < n) {
+      if (controller.child.exitCode !== null) throw new Error(`controller exited: ${controller.lines.slice(-10).join('\n')}`);
+      await sleep(200);
+    }
+    const wallMs = Math.round(performance.now() - startedAt);
+    const rss = rssMiB(controller.child.pid ?? 0);
+    await sleep(1_000);
+    const controllerWrites = writesIn(cluster, 'bench-c');
+    await controller.stop();
+
+    const floor = spawn(process.execPath, [TSX, FLOOR, '--kubeconfig', cluster.controllerKubeconfig, '--namespace', 'bench-f', '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let floorOut = '';
+    floor.stdout.on('data', (c: Buffer) => (floorOut += c.toString()));
+    const code = await new Promise<number | null>((resolve) => floor.once('exit', resolve));
+    if (code !== 0) throw new Error(`floor writer exited with ${code}`);
+    const floorWrites = writesIn(cluster, 'bench-f');
+
+    const controllerMs = span(controllerWrites);
+    const floorMs = span(floorWrites);
+    const result = {
+      n,
+      concurrency,
+      controllerWrites: controllerWrites.length,
+      controllerMs,
+      controllerWallMsFromStart: wallMs,
+      floorWrites: floorWrites.length,
+      floorMs,
+      floorSelfReported: JSON.parse(floorOut.trim() || '{}') as unknown,
+      ratio: Number((controllerMs / floorMs).toFixed(3)),
+      controllerRssMiB: rss,
+    };
+    results.push(result);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await cluster.stop();
+  }
+}
+process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  controller RSS\n');
+for (const r of results) {
+  process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${r['controllerRssMiB']} MiB\n`);
+}
+process.exit(0);

@@ -1,0 +1,44 @@
+/**
+ * The floor of the convergence benchmark: the controller's own client (src/kube) issuing exactly the 2N
+ * writes convergence needs — for each BackupSchedule in a namespace, create its CronJob (buildCronJob,
+ * the same object the controller sends), then PUT its status (computeStatus, the same status) — back to
+ * back, with as many in flight as the controller has workers. No caches, no watches, no queue.
+ *
+ *   tsx bench/floor-writer.ts --kubeconfig <file> --namespace <ns> --concurrency <n> [--backup-image <img>]
+ */
+import { parseArgs } from 'node:util';
+import { buildCronJob } from '../src/build/index.ts';
+import { computeStatus } from '../src/build/status.ts';
+import { BACKUP_SCHEDULES, CRON_JOBS, type BackupScheduleObject } from '../src/controller/resources.ts';
+import { KubeClient } from '../src/kube/kube-client.ts';
+import { KubeConfig } from '../src/kube/kube-config.ts';
+import type { KubeObject } from '../src/kube/object.ts';
+import { ResourceClient } from '../src/kube/resource-client.ts';
+
+const { values } = parseArgs({ options: { kubeconfig: { type: 'string' }, namespace: { type: 'string' }, concurrency: { type: 'string' }, 'backup-image': { type: 'string' } } });
+if (!values.kubeconfig || !values.namespace) throw new Error('floor-writer: --kubeconfig and --namespace are required');
+const client = new KubeClient({ config: KubeConfig.fromKubeconfigFile(values.kubeconfig) });
+const schedules = new ResourceClient<BackupScheduleObject>(client, BACKUP_SCHEDULES);
+const cronJobs = new ResourceClient<KubeObject>(client, CRON_JOBS);
+const image = values['backup-image'];
+
+const items: BackupScheduleObject[] = [];
+let continueToken: string | undefined;
+do {
+  const page = await schedules.list({ namespace: values.namespace, limit: 500, ...(continueToken ? { continue: continueToken } : {}) });
+  items.push(...page.items);
+  continueToken = page.metadata.continue || undefined;
+} while (continueToken);
+
+const started = performance.now();
+let next = 0;
+const worker = async (): Promise<void> => {
+  while (next < items.length) {
+    const schedule = items[next++]!;
+    const child = (await cronJobs.create(buildCronJob(schedule, image ? { image } : {}) as KubeObject));
+    await schedules.updateStatus({ ...schedule, status: computeStatus(schedule, child, { kind: 'InSync' }, Date.now()) });
+  }
+};
+await Promise.all(Array.from({ length: Number(values.concurrency ?? '4') }, worker));
+process.stdout.write(`${JSON.stringify({ objects: items.length, writes: 2 * items.length, ms: Math.round(performance.now() - started) })}\n`);
+client.close();
