@@ -135,4 +135,26 @@ describe('kinds served', () => {
     await eventually(async () => ((await api.get(`${path}/w1`)).status === 404 ? true : undefined), 15_000, 100);
     expect((await api.get(path)).status).toBe(404);
   });
+
+  it('serves no /status for a CRD without the status subresource: status is written through the main endpoint and any non-metadata change bumps generation', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('kinds');
+    const group = `n${rand()}.fixtures.example.com`;
+    const crd = widgetCrd(group) as { spec: { versions: Array<Record<string, unknown>> } };
+    delete crd.spec.versions[0]?.subresources;
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`;
+    cluster().cleanupLater(crdPath);
+    must(await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201);
+    const path = `/apis/${group}/v1/namespaces/${ns}/widgets`;
+    await eventually(async () => ((await api.get(path)).status === 200 ? true : undefined), 10_000);
+    const created = await api.post(path, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { schedule: '@daily' }, status: { observedGeneration: 0 } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.status).toEqual({ observedGeneration: 0 });
+    expect((await api.get(`${path}/w1/status`)).status).toBe(404);
+    const patched = must(await api.patch(`${path}/w1`, { status: { observedGeneration: 1 } }), 200);
+    expect(patched.status).toEqual({ observedGeneration: 1 });
+    expect(patched.metadata.generation).toBe(2);
+    const labelled = must(await api.patch(`${path}/w1`, { metadata: { labels: { a: 'b' } } }), 200);
+    expect(labelled.metadata.generation).toBe(2);
+  });
 });

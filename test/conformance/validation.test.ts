@@ -94,6 +94,21 @@ describe('custom resource validation', () => {
     expect(forField.some((c) => c.message.includes(fragment)), JSON.stringify(causes)).toBe(true);
   });
 
+  it('checks the date-time format Kubernetes validates', async () => {
+    const { api } = cluster();
+    const w = widgets();
+    const ns = await cluster().namespace('valid');
+    must(await api.post(w.path(ns), w.body('fmt')), 201);
+    const condition = { type: 'Ready', status: 'True', lastTransitionTime: 'yesterday' };
+    const res = await api.patch(w.path(ns, 'fmt') + '/status', { status: { conditions: [condition] } });
+    expect(res.status).toBe(422);
+    const causes = (res.body.details as { causes: Cause[] }).causes;
+    const cause = causes.find((c) => /^status\.conditions(\[0\])?\.lastTransitionTime$/.test(c.field));
+    expect(cause?.message, JSON.stringify(causes)).toContain('must be of type date-time');
+    const ok = await api.patch(w.path(ns, 'fmt') + '/status', { status: { conditions: [{ ...condition, lastTransitionTime: '2026-11-30T00:00:00Z' }] } });
+    expect(ok.status).toBe(200);
+  });
+
   it('accepts null for a nullable field and an int-or-string as either', async () => {
     const w = widgets();
     const ns = await cluster().namespace('valid');
