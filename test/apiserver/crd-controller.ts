@@ -57,7 +57,8 @@ export function typesOfCrd(crd: KubeObject): ResourceType[] {
       singularName: names.singular ?? kind.toLowerCase(),
       shortNames: names.shortNames ?? [],
       categories: names.categories ?? [],
-      subresources: [...(v.subresources?.status !== undefined ? ['status'] : []), ...(v.subresources?.scale !== undefined ? ['scale'] : [])],
+      // The scale subresource is not served (no autoscaling/v1 Scale conversion here).
+      subresources: v.subresources?.status !== undefined ? ['status'] : [],
       verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
       generation: 'spec' as const,
       allowUnconditionalUpdate: false,

@@ -36,7 +36,9 @@ export function createRequestHandler(ctx: ServerContext, controls: PipelineContr
   const saUid = (namespace: string, name: string): string | undefined => (ctx.storage.get('/serviceaccounts', namespace, name) as KubeObject | undefined)?.metadata.uid;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const url = { pathname: q < 0 ? rawUrl : rawUrl.slice(0, q), searchParams: new URLSearchParams(q < 0 ? '' : rawUrl.slice(q + 1)) };
     // The debug endpoints bypass the pause, or nobody could resume.
     const gate = url.pathname.startsWith('/debug/') ? undefined : controls.gate();
     if (gate) await gate;

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../../src/kube/object.ts';
-import { serverErrors } from '../errors.ts';
+import { statusErrors } from '../../../src/kube/api-status-error.ts';
+import { fail, serverErrors } from '../errors.ts';
 import { negotiate } from '../http-io.ts';
 import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import { present, type ResourceRequest, type ServerContext } from '../server-context.ts';
@@ -38,6 +39,11 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   // Without timeoutSeconds kube picks a random timeout in [minRequestTimeout, 2*minRequestTimeout) (30–60 min).
   const timeoutMs = Number.isFinite(timeoutParam) && timeoutParam > 0 ? timeoutParam * 1000 : (1800 + Math.random() * 1800) * 1000;
   const namespace = type.namespaced ? r.namespace : undefined;
+  const current = ctx.storage.resourceVersion;
+  if (rv !== undefined && rv > current) {
+    // kube waits up to 3 s for its cache to catch up, then answers 504 with ResourceVersionTooLarge.
+    fail({ ...statusErrors.timeout(`Too large resource version: ${rv}, current: ${current}`), details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 } });
+  }
   const res = r.res;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
@@ -81,6 +87,7 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   };
   const finish = (): void => {
     for (const t of timers) clearTimeout(t);
+    for (const t of timers) clearInterval(t);
     timers = [];
     ctx.storage.hub.unsubscribe(sub);
     if (!res.writableEnded) res.end();
@@ -101,13 +108,7 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
     }
     for (const e of start.replay) deliver(e);
   }
-  if (bookmarks) {
-    const tick = (): void => {
-      bookmark();
-      timers.push(setTimeout(tick, ctx.bookmarkIntervalMs).unref());
-    };
-    timers.push(setTimeout(tick, ctx.bookmarkIntervalMs).unref());
-  }
+  if (bookmarks) timers.push(setInterval(() => bookmark(), ctx.bookmarkIntervalMs).unref());
   timers.push(
     setTimeout(() => {
       if (bookmarks) bookmark();
