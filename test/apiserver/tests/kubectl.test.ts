@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApiServer, type TestApiServer } from '../index.ts';
+
+const run = promisify(execFile);
+const hasKubectl = await run('kubectl', ['version', '--client']).then(() => true, () => false);
+
+let server: TestApiServer;
+let kubeconfig: string;
+let home: string;
+
+async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { env: { ...process.env, HOME: home } });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+beforeAll(async () => {
+  server = await startTestApiServer();
+  home = await mkdtemp(join(tmpdir(), 'kubectl-home-'));
+  kubeconfig = join(home, 'kubeconfig');
+  await server.writeKubeconfig(kubeconfig);
+});
+afterAll(() => server.stop());
+
+describe.skipIf(!hasKubectl)('kubectl against the test API server', () => {
+  it('creates a namespace (protobuf body) and lists it', async () => {
+    expect((await kubectl('create', 'namespace', 'kubelings')).code).toBe(0);
+    expect((await kubectl('get', 'ns')).stdout).toMatch(/^kubelings\s+Active\s+\d+s$/m);
+  });
+
+  it('creates a CRD and a custom resource with server-side field validation, and prints the printer columns', async () => {
+    const crd = join(home, 'crd.json');
+    await copyFile(new URL('../../../../shared/k8s-reference/crd-widget-request.json', import.meta.url), crd);
+    expect((await kubectl('create', '-f', crd)).code).toBe(0);
+    expect((await kubectl('wait', '--for=condition=Established', 'crd/widgets.fixtures.example.com', '--timeout=10s')).code).toBe(0);
+    const widget = join(home, 'w.json');
+    await writeFile(widget, JSON.stringify({ apiVersion: 'fixtures.example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'kubelings' }, spec: { schedule: '@daily' } }));
+    expect((await kubectl('create', '-f', widget)).code).toBe(0);
+    const table = await kubectl('get', 'wd', '-A');
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+SIZE\s+READY\s+AGE$/);
+    expect(table.stdout).toMatch(/^kubelings\s+w1\s+3\s+\d+s$/m);
+  });
+
+  it('prints a 422 naming the field for an invalid custom resource', async () => {
+    const bad = join(home, 'bad.json');
+    await writeFile(bad, JSON.stringify({ apiVersion: 'fixtures.example.com/v1', kind: 'Widget', metadata: { name: 'w2', namespace: 'kubelings' }, spec: { schedule: 'every day' } }));
+    const res = await kubectl('create', '-f', bad);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('The Widget "w2" is invalid: spec.schedule: Invalid value: "every day"');
+  });
+
+  it('describes and deletes', async () => {
+    expect((await kubectl('describe', 'widget', '-n', 'kubelings', 'w1')).stdout).toMatch(/Schedule:\s+@daily/);
+    expect((await kubectl('delete', 'widget', '-n', 'kubelings', 'w1')).stdout).toContain('widget.fixtures.example.com "w1" deleted');
+    expect((await kubectl('get', 'widgets', '-n', 'kubelings')).stderr).toContain('No resources found');
+  });
+
+  it('answers auth can-i through impersonation and access reviews', async () => {
+    await kubectl('create', 'serviceaccount', 'op', '-n', 'kubelings');
+    expect((await kubectl('auth', 'can-i', 'list', 'widgets', '-n', 'kubelings', '--as=system:serviceaccount:kubelings:op')).stdout.trim()).toBe('no');
+    expect((await kubectl('auth', 'can-i', 'list', 'widgets', '-n', 'kubelings')).stdout.trim()).toBe('yes');
+  });
+
+  it('writes a kubeconfig that trusts the server certificate', async () => {
+    expect(await readFile(kubeconfig, 'utf8')).toContain('certificate-authority-data');
+  });
+});
