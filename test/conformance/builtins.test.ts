@@ -169,6 +169,15 @@ describe('built-in defaulting', () => {
     expect(got.spec).toEqual(res.body.spec);
   });
 
+  it('treats an update that omits only defaulted fields as a no-op (same resourceVersion)', async () => {
+    const ns = await cluster().namespace('bi');
+    const request = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'noop' }, spec: { schedule: '@daily', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } };
+    const created = must(await cluster().api.post(cronJobs(ns), request), 201);
+    const again = must(await cluster().api.put(`${cronJobs(ns)}/noop`, { ...request, metadata: { name: 'noop', resourceVersion: created.metadata.resourceVersion } }), 200);
+    expect(again.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    expect(again.spec).toEqual(created.spec);
+  });
+
   it.each([
     ['busybox', 'Always'],
     ['busybox:latest', 'Always'],

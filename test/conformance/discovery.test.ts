@@ -126,3 +126,26 @@ describe('discovery', () => {
     expect(params.some((p) => p.name === 'fieldValidation' || (p.$ref ?? '').includes('fieldValidation'))).toBe(true);
   });
 });
+
+describe('unknown paths and methods', () => {
+  it('answers an unknown API group with a 404 Status', async () => {
+    const res = await cluster().api.get('/apis/nope.example.com/v1/namespaces/default/foos');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+  });
+
+  it('answers a POST to an object path with 405 MethodNotAllowed', async () => {
+    const ns = await cluster().namespace('disc');
+    const res = await cluster().api.post(`/api/v1/namespaces/${ns}/configmaps/a`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+    expect(res.status).toBe(405);
+    expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', code: 405 });
+  });
+
+  it('answers a PATCH with a plain JSON content type with 415 UnsupportedMediaType', async () => {
+    const ns = await cluster().namespace('disc');
+    await cluster().api.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+    const res = await cluster().api.patch(`/api/v1/namespaces/${ns}/configmaps/a`, { data: {} }, { contentType: 'application/json' });
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'UnsupportedMediaType', code: 415 });
+  });
+});

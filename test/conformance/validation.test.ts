@@ -139,6 +139,16 @@ describe('custom resource defaulting and pruning', () => {
     expect(res.body.spec).toEqual({ schedule: '@daily', size: 3, mode: 'Safe', nested: { keep: 7 } });
   });
 
+  it('treats an update that omits only defaulted fields as a no-op (same resourceVersion and generation)', async () => {
+    const w = widgets();
+    const ns = await cluster().namespace('dflt');
+    const created = must(await cluster().api.post(w.path(ns), w.body('w7', { schedule: '@daily' })), 201);
+    const body = { ...w.body('w7', { schedule: '@daily' }), metadata: { name: 'w7', resourceVersion: created.metadata.resourceVersion } };
+    const again = must(await cluster().api.put(w.path(ns, 'w7'), body), 200);
+    expect(again.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    expect(again.metadata.generation).toBe(1);
+  });
+
   it('keeps sent values over defaults and defaults missing fields of a sent object', async () => {
     const w = widgets();
     const ns = await cluster().namespace('dflt');
