@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
 import { realClock } from '../../src/runtime/clock.ts';
 import { TokenAuthenticator } from './auth.ts';
+import { prepareJobForCreate } from './builtins/index.ts';
 import { CrdController } from './crd-controller.ts';
 import { FaultInjector } from './faults/index.ts';
 import { GarbageCollector } from './garbage-collector.ts';
@@ -87,6 +88,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const adminToken = `admin-${randomBytes(24).toString('base64url')}`;
   auth.addStaticToken(adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
   installNamespaceStrategy(store);
+  store.setHooks('batch', 'jobs', { prepareCreate: prepareJobForCreate });
   // SetDefaults_Secret: an empty type is Opaque.
   store.setHooks('', 'secrets', { prepareCreate: (obj) => void (obj['type'] ??= 'Opaque') });
   new CrdController(store, storage, registry, clock);

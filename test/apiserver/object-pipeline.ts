@@ -1,6 +1,6 @@
 import { statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject, StatusCause } from '../../src/kube/object.ts';
-import { applyBuiltinDefaults, validateBuiltin } from './builtins/index.ts';
+import { applyBuiltinDefaults, pruneBuiltinUnknownFields, validateBuiltin } from './builtins/index.ts';
 import { fail } from './errors.ts';
 import { apiVersionOf, type ResourceType } from './resource-type.ts';
 import { defaultCustomResource, pruneCustomResource, validateCustomResource, type JSONSchemaProps } from './schema/index.ts';
@@ -36,20 +36,26 @@ export function checkTypeMeta(type: ResourceType, obj: KubeObject): void {
 export function decodeCustomResource(type: ResourceType, obj: KubeObject, fieldValidation: FieldValidation): string[] {
   const schema = type.custom?.schema as JSONSchemaProps | undefined;
   if (!schema) return [];
-  const removed = pruneCustomResource(schema, obj);
-  const warnings: string[] = [];
-  if (removed.length > 0) {
-    const unknown = removed.map((p) => `unknown field "${p}"`);
-    if (fieldValidation === 'Strict') fail(statusErrors.badRequest(`strict decoding error: ${unknown.join(', ')}`));
-    if (fieldValidation === 'Warn') warnings.push(...unknown);
-  }
+  const warnings = unknownFieldWarnings(pruneCustomResource(schema, obj), fieldValidation);
   defaultCustomResource(schema, obj);
   return warnings;
 }
 
-/** Built-in decoding: the kind's server-side defaults (`SetDefaults_*`). */
-export function decodeBuiltin(type: ResourceType, obj: KubeObject): void {
+function unknownFieldWarnings(removed: readonly string[], fieldValidation: FieldValidation): string[] {
+  if (removed.length === 0) return [];
+  const unknown = removed.map((p) => `unknown field "${p}"`);
+  if (fieldValidation === 'Strict') fail(statusErrors.badRequest(`strict decoding error: ${unknown.join(', ')}`));
+  return fieldValidation === 'Warn' ? unknown : [];
+}
+
+/**
+ * Built-in decoding: fields the Go types do not have are dropped (and reported per
+ * `fieldValidation`), then the kind's server-side defaults (`SetDefaults_*`) are applied.
+ */
+export function decodeBuiltin(type: ResourceType, obj: KubeObject, fieldValidation: FieldValidation): string[] {
+  const warnings = unknownFieldWarnings(pruneBuiltinUnknownFields(type.group, type.resource, obj), fieldValidation);
   applyBuiltinDefaults(type.group, type.resource, obj);
+  return warnings;
 }
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

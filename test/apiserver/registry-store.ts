@@ -85,8 +85,7 @@ export class RegistryStore {
   #decode(type: ResourceType, obj: KubeObject, opts: WriteOptions): string[] {
     checkTypeMeta(type, obj);
     if (type.custom) return decodeCustomResource(type, obj, opts.fieldValidation ?? 'Warn');
-    decodeBuiltin(type, obj);
-    return [];
+    return decodeBuiltin(type, obj, opts.fieldValidation ?? 'Warn');
   }
 
   /** POST: creates `body` in `namespace` (undefined for cluster-scoped). */
