@@ -3,7 +3,6 @@
  * (one event split over several chunks, several events in one chunk, multi-byte UTF-8 characters
  * split across chunk boundaries).
  */
-import { StringDecoder } from 'node:string_decoder';
 import type { KubeObject, WatchEvent } from './object.ts';
 
 /** A line of a watch stream that is not a valid `WatchEvent`. */
@@ -37,23 +36,38 @@ export function parseWatchLine<T extends KubeObject>(line: string): WatchEvent<T
 /**
  * Turns a byte stream (e.g. an `http.IncomingMessage`) into watch events. A trailing line without
  * a newline at the end of the stream is still decoded.
+ *
+ * Lines are cut on the byte level and each decoded once with `Buffer.toString` (newline bytes never
+ * occur inside a UTF-8 multi-byte sequence), which keeps strings flat for `JSON.parse` instead of
+ * concatenating chunk strings.
  */
 export async function* decodeWatchStream<T extends KubeObject>(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<WatchEvent<T>> {
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
-  for await (const chunk of chunks) {
-    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
-    let newline = pending.indexOf('\n');
-    if (newline < 0) continue;
+  let pending: Buffer | undefined;
+  for await (const raw of chunks) {
+    let chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
+    let newline = chunk.indexOf(NEWLINE);
+    if (newline < 0) {
+      pending = pending ? Buffer.concat([pending, chunk]) : chunk;
+      continue;
+    }
+    if (pending) {
+      chunk = Buffer.concat([pending, chunk]);
+      newline += pending.length;
+      pending = undefined;
+    }
     let start = 0;
     while (newline >= 0) {
-      const line = pending.slice(start, newline).trim();
-      if (line) yield parseWatchLine<T>(line);
+      if (newline > start) {
+        const line = chunk.toString('utf8', start, newline);
+        if (line.trim()) yield parseWatchLine<T>(line);
+      }
       start = newline + 1;
-      newline = pending.indexOf('\n', start);
+      newline = chunk.indexOf(NEWLINE, start);
     }
-    pending = pending.slice(start);
+    if (start < chunk.length) pending = Buffer.from(chunk.subarray(start));
   }
-  const rest = (pending + decoder.end()).trim();
+  const rest = pending?.toString('utf8').trim();
   if (rest) yield parseWatchLine<T>(rest);
 }
+
+const NEWLINE = 0x0a;

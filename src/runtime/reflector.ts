@@ -32,9 +32,11 @@ export interface ReflectorSink<T extends KubeObject> {
 export type ReflectorPhase =
   | { readonly phase: 'idle' }
   | { readonly phase: 'listing' }
-  | { readonly phase: 'watching'; readonly resourceVersion: string }
+  | { readonly phase: 'watching' }
   | { readonly phase: 'backoff'; readonly untilMs: number; readonly error: Error }
   | { readonly phase: 'stopped' };
+
+const WATCHING: ReflectorPhase = { phase: 'watching' };
 
 /** Liveness facts for `/healthz`. */
 export interface ReflectorHealth {
@@ -54,7 +56,12 @@ export interface ReflectorHealth {
 
 /** Removes `metadata.managedFields`: large, and never read by a controller. */
 export function stripManagedFields<T extends KubeObject>(obj: T): T {
-  if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+  if (obj.metadata?.managedFields === undefined) return obj;
+  // A rebuilt object instead of `delete`: deleting a property that is not the last one added turns
+  // a V8 object into a slower, larger dictionary-mode object, and custom resources list their
+  // metadata keys alphabetically, so managedFields sits in the middle.
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  obj.metadata = metadata;
   return obj;
 }
 
@@ -142,6 +149,11 @@ export class Reflector<T extends KubeObject> {
     return this.#phase;
   }
 
+  /** Where the next WATCH resumes (the last resourceVersion seen); undefined before the first LIST or after 410. */
+  get resourceVersion(): string | undefined {
+    return this.#resourceVersion;
+  }
+
   /** True once the first LIST has been delivered to the sink. */
   hasSynced(): boolean {
     return this.#synced;
@@ -226,11 +238,10 @@ export class Reflector<T extends KubeObject> {
   /** Runs one watch until the stream ends; every event advances `#resourceVersion`. */
   async #watch(startRv: string, signal: AbortSignal): Promise<void> {
     const { clock, source, sink, transform, inactivityTimeoutMs } = this.#o;
-    this.#phase = { phase: 'watching', resourceVersion: startRv };
+    this.#phase = WATCHING;
     const local = new AbortController();
     const onStop = (): void => local.abort(signal.reason);
     signal.addEventListener('abort', onStop, { once: true });
-    let rv = startRv;
     let events = 0;
     const started = clock.now();
     let lastActivity = started;
@@ -245,13 +256,20 @@ export class Reflector<T extends KubeObject> {
       }
     }, ms);
     let timer = arm(inactivityTimeoutMs);
-    // Abort must win even against a source that ignores its signal.
-    const aborted = new Promise<IteratorResult<WatchEvent<T>>>((resolve) => {
-      local.signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
-    });
+    // Abort must win even against a source that ignores its signal. (Not `Promise.race` with one
+    // long-lived promise: every race leaves a reaction on it, a leak of one closure per event.)
+    let interrupt: ((r: IteratorResult<WatchEvent<T>>) => void) | undefined;
+    local.signal.addEventListener('abort', () => interrupt?.({ done: true, value: undefined }), { once: true });
+    const nextOrAbort = (): Promise<IteratorResult<WatchEvent<T>>> | IteratorResult<WatchEvent<T>> => {
+      if (local.signal.aborted) return { done: true, value: undefined };
+      return new Promise((resolve, reject) => {
+        interrupt = resolve;
+        iterator.next().then(resolve, reject);
+      });
+    };
     const minTimeout = this.#o.minWatchTimeoutSeconds;
     const iterator = source.watch({
-      resourceVersion: rv,
+      resourceVersion: startRv,
       allowWatchBookmarks: true,
       timeoutSeconds: Math.floor(minTimeout * (1 + this.#o.random())),
       signal: local.signal,
@@ -261,7 +279,7 @@ export class Reflector<T extends KubeObject> {
     })[Symbol.asyncIterator]();
     try {
       for (;;) {
-        const next = await Promise.race([iterator.next(), aborted]);
+        const next = await nextOrAbort();
         if (next.done) break;
         const event = next.value;
         lastActivity = clock.now();
@@ -269,11 +287,10 @@ export class Reflector<T extends KubeObject> {
         if (event.type === 'ERROR') throw new ApiStatusError(event.object);
         const obj = event.object;
         const objRv = obj.metadata?.resourceVersion;
-        if (objRv) this.#resourceVersion = rv = objRv;
+        if (objRv) this.#resourceVersion = objRv;
         this.#lastEventAt = lastActivity;
         if (this.#failures !== 0) this.#healthy();
         else this.#lastHealthyAt = lastActivity;
-        this.#phase = { phase: 'watching', resourceVersion: rv };
         switch (event.type) {
           case 'ADDED':
             sink.added(transform(obj));

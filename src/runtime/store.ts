@@ -92,9 +92,19 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   upsert(obj: T): T | undefined {
     const key = objectKey(obj.metadata);
     const old = this.#items.get(key);
-    if (old) for (const index of this.#indexes.values()) removeFromIndex(index, key, old);
     this.#items.set(key, obj);
-    for (const index of this.#indexes.values()) addToIndex(index, key, obj);
+    for (const index of this.#indexes.values()) {
+      if (!old) {
+        addToIndex(index, key, obj);
+        continue;
+      }
+      // Index values rarely change between versions of an object: skip the set churn then.
+      const before = index.fn(old);
+      const after = index.fn(obj);
+      if (sameValues(before, after)) continue;
+      removeValues(index, key, before);
+      addValues(index, key, after);
+    }
     return old;
   }
 
@@ -113,16 +123,28 @@ export class Store<T extends KubeObject> implements StoreReader<T> {
   }
 }
 
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
 function addToIndex<T extends KubeObject>(index: Index<T>, key: string, obj: T): void {
-  for (const value of index.fn(obj)) {
+  addValues(index, key, index.fn(obj));
+}
+
+function removeFromIndex<T extends KubeObject>(index: Index<T>, key: string, obj: T): void {
+  removeValues(index, key, index.fn(obj));
+}
+
+function addValues<T extends KubeObject>(index: Index<T>, key: string, values: readonly string[]): void {
+  for (const value of values) {
     let keys = index.byValue.get(value);
     if (!keys) index.byValue.set(value, (keys = new Set()));
     keys.add(key);
   }
 }
 
-function removeFromIndex<T extends KubeObject>(index: Index<T>, key: string, obj: T): void {
-  for (const value of index.fn(obj)) {
+function removeValues<T extends KubeObject>(index: Index<T>, key: string, values: readonly string[]): void {
+  for (const value of values) {
     const keys = index.byValue.get(value);
     if (!keys) continue;
     keys.delete(key);
