@@ -40,7 +40,13 @@ export class GarbageCollector {
     storage.onChange((e) => {
       // Only changes that can concern the collector schedule a pass, so bulk writes of plain objects cost nothing.
       const meta = e.object.metadata;
-      if (e.type === 'DELETED' ? this.#owners.has(meta.uid ?? '') || e.gr === '/namespaces' : meta.deletionTimestamp !== undefined || (meta.ownerReferences?.length ?? 0) > 0) this.kick();
+      const hasOwners = (meta.ownerReferences?.length ?? 0) > 0;
+      const relevant =
+        e.type === 'DELETED'
+          ? // an owner's dependents, a foreground owner waiting for this dependent, a terminating namespace emptied
+            this.#owners.has(meta.uid ?? '') || hasOwners || e.gr === '/namespaces' || (meta.namespace !== undefined && storage.get('/namespaces', '', meta.namespace)?.metadata.deletionTimestamp !== undefined)
+          : meta.deletionTimestamp !== undefined || hasOwners;
+      if (relevant) this.kick();
       this.#index(e.prev, -1);
       if (e.type !== 'DELETED') this.#index(e.object, 1);
     });
@@ -138,12 +144,7 @@ export class GarbageCollector {
           continue;
         }
         if (meta.finalizers?.includes('foregroundDeletion')) {
-          for (const d of deps) {
-            if (!d.obj.metadata.deletionTimestamp) {
-              this.#tolerate(() => this.#store.delete(d.type, d.obj.metadata.namespace, d.obj.metadata.name ?? '', { propagationPolicy: 'Foreground' }));
-              changed = true;
-            }
-          }
+          // Dependents are deleted by their own pass below (their owner is "waiting for dependents deletion").
           if (!deps.some((d) => d.ref.blockOwnerDeletion === true)) {
             this.#removeFinalizer(type, obj, 'foregroundDeletion');
             changed = true;
@@ -166,7 +167,11 @@ export class GarbageCollector {
         const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
         this.#setOwnerRefs(type, obj, refs.filter((r) => !drop.has(r.uid)));
       } else {
-        const policy = waiting.length > 0 ? 'Foreground' : 'Background';
+        // kube attemptToDeleteItem: foreground only when an owner waits and this item has dependents itself;
+        // otherwise the item's own GC finalizers decide, defaulting to background.
+        const hasDependents = (dependentsOf.get(meta.uid ?? '')?.length ?? 0) > 0;
+        const own = meta.finalizers ?? [];
+        const policy = waiting.length > 0 && hasDependents ? 'Foreground' : own.includes('orphan') ? 'Orphan' : own.includes('foregroundDeletion') ? 'Foreground' : 'Background';
         this.#tolerate(() => this.#store.delete(type, meta.namespace, meta.name ?? '', { propagationPolicy: policy }));
       }
     }

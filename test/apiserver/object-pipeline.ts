@@ -30,21 +30,24 @@ export function checkTypeMeta(type: ResourceType, obj: KubeObject): void {
 
 /**
  * Decoding of a custom resource: unknown fields pruned (reported per `fieldValidation`: Strict → 400
- * `strict decoding error: unknown field "spec.bogus"`, Warn → a warning each), then schema defaults.
+ * `Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"`, Warn → a warning each), then schema defaults.
  * Returns the warnings to send.
  */
 export function decodeCustomResource(type: ResourceType, obj: KubeObject, fieldValidation: FieldValidation): string[] {
   const schema = type.custom?.schema as JSONSchemaProps | undefined;
   if (!schema) return [];
-  const warnings = unknownFieldWarnings(pruneCustomResource(schema, obj), fieldValidation);
+  const warnings = unknownFieldWarnings(type, pruneCustomResource(schema, obj), fieldValidation);
   defaultCustomResource(schema, obj);
   return warnings;
 }
 
-function unknownFieldWarnings(removed: readonly string[], fieldValidation: FieldValidation): string[] {
+function unknownFieldWarnings(type: ResourceType, removed: readonly string[], fieldValidation: FieldValidation): string[] {
   if (removed.length === 0) return [];
   const unknown = removed.map((p) => `unknown field "${p}"`);
-  if (fieldValidation === 'Strict') fail(statusErrors.badRequest(`strict decoding error: ${unknown.join(', ')}`));
+  if (fieldValidation === 'Strict') {
+    // The decode error as the handlers' transformDecodeError wraps it.
+    fail(statusErrors.badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${unknown.join(', ')}`));
+  }
   return fieldValidation === 'Warn' ? unknown : [];
 }
 
@@ -53,7 +56,7 @@ function unknownFieldWarnings(removed: readonly string[], fieldValidation: Field
  * `fieldValidation`), then the kind's server-side defaults (`SetDefaults_*`) are applied.
  */
 export function decodeBuiltin(type: ResourceType, obj: KubeObject, fieldValidation: FieldValidation): string[] {
-  const warnings = unknownFieldWarnings(pruneBuiltinUnknownFields(type.group, type.resource, obj), fieldValidation);
+  const warnings = unknownFieldWarnings(type, pruneBuiltinUnknownFields(type.group, type.resource, obj), fieldValidation);
   applyBuiltinDefaults(type.group, type.resource, obj);
   return warnings;
 }

@@ -59,6 +59,27 @@ export class Storage {
     return out;
   }
 
+  /**
+   * Objects of `gr` as they were at resourceVersion `rv` (etcd's MVCC read), rebuilt by undoing the
+   * retained history newer than `rv`; undefined when that history has been compacted away.
+   */
+  listAt(gr: string, namespace: string | undefined, rv: number): KubeObject[] | undefined {
+    if (rv >= this.#rv) return this.list(gr, namespace);
+    const events = this.hub.eventsAfter(rv, gr);
+    if (!events) return undefined;
+    if (events.length === 0) return this.list(gr, namespace);
+    const key = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+    const state = new Map<string, KubeObject>();
+    for (const o of this.list(gr, namespace)) state.set(key(o), o);
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i] as StoredEvent;
+      if (namespace !== undefined && (e.object.metadata.namespace ?? '') !== namespace) continue;
+      if (e.type === 'ADDED') state.delete(key(e.object));
+      else if (e.prev) state.set(key(e.prev), e.prev);
+    }
+    return [...state.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+  }
+
   /** Number of objects of `gr` (in `namespace`, or all). */
   count(gr: string, namespace?: string): number {
     const table = this.#tables.get(gr);

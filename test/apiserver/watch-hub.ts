@@ -80,6 +80,17 @@ export class WatchHub {
     return { ok: true, replay };
   }
 
+  /** Retained events of `gr` newer than `rv`, oldest first (undefined when `rv` is below the floor). */
+  eventsAfter(rv: number, gr: string): StoredEvent[] | undefined {
+    if (rv < this.#floor) return undefined;
+    const out: StoredEvent[] = [];
+    for (let i = 0; i < this.#size; i++) {
+      const e = this.#ring[(this.#start + i) % this.#ring.length];
+      if (e && e.rv > rv && e.gr === gr) out.push(e);
+    }
+    return out;
+  }
+
   unsubscribe(sub: WatchSubscriber): void {
     this.#subscribers.get(sub.gr)?.delete(sub);
   }

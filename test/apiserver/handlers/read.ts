@@ -91,18 +91,27 @@ export function handleList(ctx: ServerContext, r: ResourceRequest): void {
   const cont = q.get('continue');
   let listRv = current;
   let start = '';
+  const gr = groupResourceKey(r.type.group, r.type.resource);
+  const ns = r.type.namespaced ? r.namespace : undefined;
+  let all: KubeObject[] | undefined;
   if (cont) {
     const token = decodeContinue(cont);
-    if (token.rv < ctx.storage.hub.floor) fail(serverErrors.continueExpired());
     listRv = token.rv;
     start = token.start;
+    // Later pages are read at the first page's version, like etcd's MVCC range read.
+    all = ctx.storage.listAt(gr, ns, token.rv);
+    if (!all) fail(serverErrors.continueExpired());
   } else if (rv !== undefined && rv > 0) {
-    if (q.get('resourceVersionMatch') === 'Exact' && rv < ctx.storage.hub.floor) fail(statusErrors.expired());
     if (rv > current) {
       fail({ ...statusErrors.timeout(`Too large resource version: ${rv}, current: ${current}`), details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 } });
     }
+    if (q.get('resourceVersionMatch') === 'Exact') {
+      all = ctx.storage.listAt(gr, ns, rv);
+      if (!all) fail(statusErrors.expired());
+      listRv = rv;
+    }
   }
-  const all = ctx.storage.list(groupResourceKey(r.type.group, r.type.resource), r.type.namespaced ? r.namespace : undefined);
+  all ??= ctx.storage.list(gr, ns);
   const items: KubeObject[] = [];
   let i = 0;
   if (start) while (i < all.length && keyOf(all[i] as KubeObject) < start) i++;

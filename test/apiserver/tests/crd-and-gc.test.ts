@@ -46,7 +46,7 @@ describe('custom resource definitions', () => {
   it('rejects unknown fields with fieldValidation=Strict', async () => {
     const res = await api('POST', `${W}?fieldValidation=Strict`, { apiVersion: 'fixtures.example.com/v1', kind: 'Widget', metadata: { name: 'strict' }, spec: { schedule: '@daily', bogus: 1 } });
     expect(res.status).toBe(400);
-    expect(res.body.message).toBe('strict decoding error: unknown field "spec.bogus"');
+    expect(res.body.message).toBe('Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"');
   });
 
   it('refuses an update without resourceVersion as recorded', async () => {
