@@ -137,7 +137,10 @@ async function httpWatch(): Promise<{ events: number; seconds: number; perSecond
   }
 }
 
-async function rss(): Promise<{ perKind: number; cached: number; rss: number; heapUsed: number; heapTotal: number; sampleJsonBytes: number; node: string }[]> {
+interface RssRun { perKind: number; cached: number; rss: number; heapUsed: number; heapTotal: number; sampleJsonBytes: number; node: string }
+
+/** Bundles the child with esbuild and runs it per configuration and size. */
+async function rss(configs: readonly { readonly label: string; readonly env: Readonly<Record<string, string>> }[]): Promise<{ label: string; runs: RssRun[] }[]> {
   const dir = mkdtempSync(join(tmpdir(), 'rss-bench-'));
   const outfile = join(dir, 'child.mjs');
   try {
@@ -148,7 +151,10 @@ async function rss(): Promise<{ perKind: number; cached: number; rss: number; he
       external: ['@kubernetes/client-node'],
       banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     });
-    return [0, 10_000, 20_000].map((n) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', outfile, String(n)], { encoding: 'utf8' }).trim()) as ReturnType<typeof rss> extends Promise<(infer R)[]> ? R : never);
+    return configs.map(({ label, env }) => ({
+      label,
+      runs: [0, 10_000, 20_000].map((n) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', outfile, String(n)], { encoding: 'utf8', env: { ...process.env, ...env } }).trim()) as RssRun),
+    }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -163,11 +169,17 @@ if (!args.includes('--skip-http')) {
   console.log(`(a) HTTP watch of the test API server (same process, replaying history): ${http.events} events in ${http.seconds.toFixed(2)} s = ${http.perSecond} events/s wall-clock, ${http.perCpuSecond} per CPU-second (server and client share this process)`);
 }
 if (!args.includes('--skip-rss')) {
-  const runs = await rss();
-  for (const r of runs) console.log(`(b) ${r.perKind} BackupSchedules + ${r.perKind} CronJobs cached (${r.cached} objects, ~${r.sampleJsonBytes} B JSON each before stripping): RSS ${(r.rss / MiB).toFixed(1)} MiB, heap used ${(r.heapUsed / MiB).toFixed(1)} MiB of ${(r.heapTotal / MiB).toFixed(1)} MiB [${r.node}]`);
-  const [, r10, r20] = runs;
-  if (r10 && r20) {
-    const extra = r20.cached - r10.cached;
-    console.log(`(b) marginal per extra cached object (10k+10k → 20k+20k): RSS ${Math.round((r20.rss - r10.rss) / extra)} B, heap ${Math.round((r20.heapUsed - r10.heapUsed) / extra)} B; targets: RSS at 10k+10k ≤ 150 MiB, ≤ 2048 B/object`);
+  const results = await rss([
+    { label: 'strip managedFields (default transform), plain full GC', env: {} },
+    { label: 'strip managedFields + StringInterner, compactHeap() after sync', env: { RSS_TRANSFORM: 'intern', RSS_COMPACT: '1' } },
+  ]);
+  for (const { label, runs } of results) {
+    console.log(`(b) ${label}:`);
+    for (const r of runs) console.log(`    ${r.perKind} BackupSchedules + ${r.perKind} CronJobs (${r.cached} cached, ~${r.sampleJsonBytes} B JSON each before stripping): RSS ${(r.rss / MiB).toFixed(1)} MiB, heap used ${(r.heapUsed / MiB).toFixed(1)} MiB of ${(r.heapTotal / MiB).toFixed(1)} MiB [${r.node}]`);
+    const [, r10, r20] = runs;
+    if (r10 && r20) {
+      const extra = r20.cached - r10.cached;
+      console.log(`    marginal per extra cached object (10k+10k → 20k+20k): RSS ${Math.round((r20.rss - r10.rss) / extra)} B, heap ${Math.round((r20.heapUsed - r10.heapUsed) / extra)} B (targets: RSS ≤ 150 MiB at 10k+10k, ≤ 2048 B per object)`);
+    }
   }
 }

@@ -4,10 +4,12 @@
  * text, parsed like an HTTP answer), then prints its memory as one JSON line.
  *
  * Usage: node --expose-gc runtime-rss-child.mjs <objectsPerKind>
+ * Env: RSS_TRANSFORM=intern (also share repeated strings), RSS_COMPACT=1 (compactHeap after sync),
+ * RSS_SETTLE_MS (idle time before measuring, default 2000), RSS_SMAPS=1 (print the largest mappings).
  */
 import type { KubeList, KubeObject } from '../src/kube/object.ts';
 import type { ListOptions } from '../src/kube/resource-client.ts';
-import { Informer, RuntimeMetrics, createLogger, createRateLimitingQueue, type ListWatchSource } from '../src/runtime/index.ts';
+import { Informer, RuntimeMetrics, StringInterner, compactHeap, stripManagedFields, createLogger, createRateLimitingQueue, type ListWatchSource } from '../src/runtime/index.ts';
 import { KubeClient, KubeConfig } from '../src/kube/index.ts';
 
 const perKind = Number(process.argv[2] ?? '10000');
@@ -97,9 +99,12 @@ const metrics = new RuntimeMetrics();
 const logger = createLogger({ level: 'warn' });
 const client = new KubeClient({ config: new KubeConfig({ server: 'https://127.0.0.1:6443' }), onRequest: metrics.restClientObserver });
 const queue = createRateLimitingQueue<string>({ name: 'backupschedule', metrics: metrics.workQueue });
+// RSS_TRANSFORM=intern: strip managedFields and share repeated string values (StringInterner).
+const interner = new StringInterner();
+const transform = process.env['RSS_TRANSFORM'] === 'intern' ? (o: KubeObject) => interner.internDeep(stripManagedFields(o)) : stripManagedFields;
 const informers = [
-  new Informer<KubeObject>({ name: 'backupschedules', source: pagedSource(backupSchedule, perKind), logger }),
-  new Informer<KubeObject>({ name: 'cronjobs', source: pagedSource(cronJob, perKind), logger }),
+  new Informer<KubeObject>({ name: 'backupschedules', source: pagedSource(backupSchedule, perKind), logger, transform }),
+  new Informer<KubeObject>({ name: 'cronjobs', source: pagedSource(cronJob, perKind), logger, transform }),
 ];
 for (const informer of informers) {
   informer.addEventHandler({ onAdd: (o) => queue.add(`${o.metadata.namespace}/${o.metadata.name}`) });
@@ -108,14 +113,12 @@ for (const informer of informers) {
 while (!informers.every((i) => i.hasSynced())) await new Promise((r) => setTimeout(r, 5));
 // Drain the queue as workers would.
 for (let key = queue.len() > 0 ? await queue.get() : undefined; key !== undefined; key = queue.len() > 0 ? await queue.get() : undefined) queue.done(key);
-// Steady state, as a controller spends its life: after a full GC, stay idle long enough for V8's
-// memory reducer (it starts 8 s after allocation calms down, --gc-memory-reducer-start-delay-ms) to
-// release the pooled pages the sync's garbage used; until then RSS counts ~100 MiB of empty pages.
-const settleMs = Number(process.env['RSS_SETTLE_MS'] ?? '12000');
-const gc = (globalThis as { gc?: () => void }).gc;
-gc?.();
+// RSS_COMPACT=1: what a controller started with --expose-gc does after its caches synced
+// (compactHeap); otherwise a plain full GC. Then a short idle period before measuring.
+const settleMs = Number(process.env['RSS_SETTLE_MS'] ?? '2000');
+if (process.env['RSS_COMPACT'] === '1') compactHeap();
+else (globalThis as { gc?: () => void }).gc?.();
 await new Promise((r) => setTimeout(r, settleMs));
-gc?.();
 if (process.env['RSS_SMAPS']) {
   const { readFileSync } = await import('node:fs');
   const maps = readFileSync('/proc/self/smaps', 'utf8').split('\n');
@@ -133,9 +136,18 @@ if (process.env['RSS_SMAPS']) {
   sizes.sort((a, b) => b[1] - a[1]);
   process.stderr.write(sizes.slice(0, 12).map(([n, kb]) => `${kb} kB ${n}`).join('\n') + '\n');
 }
+// Pages V8 gave back with madvise(MADV_FREE) stay in RSS (as LazyFree) until the kernel needs them.
+let lazyFree = 0;
+try {
+  const { readFileSync } = await import('node:fs');
+  const m = /^LazyFree:\s+(\d+) kB/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'));
+  lazyFree = m ? Number(m[1]) * 1024 : 0;
+} catch {
+  // not Linux
+}
 const mem = process.memoryUsage();
 const cached = informers.reduce((n, i) => n + i.store.size, 0);
-process.stdout.write(`${JSON.stringify({ perKind, cached, rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external, sampleJsonBytes: Math.round(sampleBytes), node: process.version })}\n`);
+process.stdout.write(`${JSON.stringify({ perKind, cached, rss: mem.rss, lazyFree, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external, sampleJsonBytes: Math.round(sampleBytes), node: process.version })}\n`);
 await Promise.all(informers.map((i) => i.stop()));
 queue.shutDown();
 client.close();

@@ -12,6 +12,8 @@ export * from './list-watch-source.ts';
 export * from './watch-backoff.ts';
 export * from './reflector.ts';
 export * from './store.ts';
+export * from './string-interner.ts';
+export * from './heap.ts';
 export * from './informer.ts';
 export * from './reconciler.ts';
 export * from './controller.ts';

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { compactHeap } from '../../src/runtime/heap.ts';
+import { StringInterner } from '../../src/runtime/string-interner.ts';
+
+describe('StringInterner', () => {
+  it('keeps every value equal while sharing repeated strings between objects', () => {
+    const interner = new StringInterner();
+    const make = (name: string) => JSON.parse(JSON.stringify({
+      metadata: { name, uid: `uid-${name}`, namespace: 'team-a', labels: { app: 'backup' } },
+      spec: { schedule: '0 2 * * *', containers: [{ image: 'etcd:3.5', args: ['a', 'b'] }], n: 3, on: true, none: null },
+    })) as Record<string, unknown>;
+    const a = interner.internDeep(make('a'));
+    const b = interner.internDeep(make('b'));
+    expect(a).toEqual(make('a'));
+    expect(b).toEqual(make('b'));
+    // name and uid are skipped (unique per object); namespace, labels, spec strings are remembered.
+    expect(interner.size).toBe(['team-a', 'backup', '0 2 * * *', 'etcd:3.5', 'a', 'b'].length);
+    expect(interner.intern('0 2 * * *')).toBe('0 2 * * *');
+  });
+
+  it.each([
+    ['longer than maxLength', { maxLength: 4 }, ['12345', '12345'], 0],
+    ['beyond maxEntries', { maxEntries: 1 }, ['x', 'y', 'z'], 1],
+  ])('does not remember strings %s', (_name, options, values, size) => {
+    const interner = new StringInterner(options);
+    for (const v of values) expect(interner.intern(v)).toBe(v);
+    expect(interner.size).toBe(size);
+  });
+});
+
+describe('compactHeap', () => {
+  it('reports whether a GC could run (only with --expose-gc)', () => {
+    expect(compactHeap()).toBe(typeof (globalThis as { gc?: unknown }).gc === 'function');
+  });
+});
