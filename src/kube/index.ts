@@ -3,7 +3,7 @@ export * from './object.ts';
 export * from './api-status-error.ts';
 export { KubeConfig, SERVICE_ACCOUNT_DIR, type KubeAuth, type KubeConfigOptions, type KubeconfigLoadOptions } from './kube-config.ts';
 export {
-  KubeClient, KubeRequestError, statusErrorFromResponse,
+  KubeClient, KubeRequestError, gateWrites, statusErrorFromResponse,
   type KubeClientOptions, type KubeRequestOptions, type QueryParams, type RequestObservation,
 } from './kube-client.ts';
 export {

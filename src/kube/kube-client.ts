@@ -66,6 +66,14 @@ export interface KubeRequestOptions {
   readonly timeoutMs?: number;
 }
 
+/**
+ * A `beforeWrite` hook that lets a write out only through `gate` (the leader elector's write gate:
+ * its `check` throws while writes are fenced), e.g. `new KubeClient({ config, beforeWrite: gateWrites(elector.gate) })`.
+ */
+export function gateWrites(gate: { check(description: string): void }): (method: string, path: string) => void {
+  return (method, path) => gate.check(`${method} ${path}`);
+}
+
 /** A request that got no HTTP answer: network failure, timeout or abort. */
 export class KubeRequestError extends Error {
   constructor(message: string, options?: ErrorOptions) {

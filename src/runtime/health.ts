@@ -32,6 +32,17 @@ export function cachesSyncedCheck(sources: readonly SyncSource[]): HealthCheck {
   };
 }
 
+/**
+ * Fails while the leader elector reports its renewals failing (its `healthy()`; the LeaderElector of
+ * this folder fits), like controller-runtime's leader election healthz adaptor.
+ */
+export function leaderElectionCheck(elector: { healthy(): boolean }): HealthCheck {
+  return {
+    name: 'leader-election',
+    check: () => (elector.healthy() ? { ok: true } : { ok: false, reason: 'leader election: lease renewal is failing' }),
+  };
+}
+
 /** Options for {@link watchesHealthyCheck}. */
 export interface WatchesHealthyOptions {
   /** A reflector failing for longer than this since its last healthy moment is stuck. @default 300_000 */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/runtime/clock.ts';
-import { cachesSyncedCheck, runChecks, startHealthServer, watchesHealthyCheck, type HealthCheck } from '../../src/runtime/health.ts';
+import { cachesSyncedCheck, leaderElectionCheck, runChecks, startHealthServer, watchesHealthyCheck, type HealthCheck } from '../../src/runtime/health.ts';
 import type { ReflectorHealth } from '../../src/runtime/reflector.ts';
 
 function health(partial: Partial<ReflectorHealth>): { health(): ReflectorHealth } {
@@ -24,6 +24,13 @@ describe('health checks', () => {
     expect((result as { ok: boolean }).ok).toBe(ok);
     if (!ok) expect(result).toEqual({ ok: false, reason: 'watches stuck for more than 300000 ms: cronjobs (9 failures, last: connection refused)' });
   });
+
+  it.each([[true, { ok: true }], [false, { ok: false, reason: 'leader election: lease renewal is failing' }]])(
+    'follows the leader elector health (healthy: %s)',
+    (healthy, expected) => {
+      expect(leaderElectionCheck({ healthy: () => healthy }).check()).toEqual(expected);
+    },
+  );
 
   it('renders failing checks in the Kubernetes probe format and treats a throwing check as failed', async () => {
     const checks: HealthCheck[] = [

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiStatusError, isConflict, statusErrors } from '../../src/kube/api-status-error.ts';
-import { KubeClient, KubeRequestError, type RequestObservation } from '../../src/kube/kube-client.ts';
+import { gateWrites, KubeClient, KubeRequestError, type RequestObservation } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/object.ts';
 import { ResourceClient } from '../../src/kube/resource-client.ts';
@@ -95,6 +95,15 @@ describe('KubeClient', () => {
     await expect(cj.delete({ namespace: 'ns', name: 'a' })).rejects.toThrow('write gate closed');
     expect(writes).toEqual(['POST /apis/batch/v1/namespaces/ns/cronjobs', 'PATCH /apis/batch/v1/namespaces/ns/cronjobs/a', 'DELETE /apis/batch/v1/namespaces/ns/cronjobs/a']);
     expect(seen.map((s) => s.method)).toEqual(['GET', 'POST', 'PATCH']);
+  });
+
+  it('refuses writes through a closed write gate with the gate error, naming the write', async () => {
+    const refused: string[] = [];
+    const gate = { check: (what: string) => { refused.push(what); throw new Error(`write gate closed: ${what}`); } };
+    await expect(cronJobs(client({ beforeWrite: gateWrites(gate) })).updateStatus({ metadata: { name: 'a', namespace: 'ns' } })).rejects.toThrow(
+      'write gate closed: PUT /apis/batch/v1/namespaces/ns/cronjobs/a/status',
+    );
+    expect(seen).toEqual([]);
   });
 
   it('fails a request that gets no answer within the timeout', async () => {
