@@ -162,14 +162,6 @@ export function useCluster(): () => Cluster {
   };
 }
 
-/** Detects the test server's debug endpoints before tests are collected (for `describe.skipIf`). */
-export const debugEndpointsExpected = !isRealCluster;
-
-/** Shorthand for a decoded object's metadata. */
-export function meta(doc: Doc | undefined): Doc['metadata'] {
-  return doc?.metadata ?? {};
-}
-
 /** Installs the suite's Widget CRD under a random group for this file (after `useCluster`). */
 export function useWidgets(cluster: () => Cluster): () => Widgets {
   let widgets: Widgets | undefined;

@@ -4,7 +4,7 @@
  * precondition, and DeleteOptions preconditions guard deletes.
  */
 import { describe, expect, it } from 'vitest';
-import { cmPath, configMap, failure, must, rand, useCluster, useWidgets } from './harness.ts';
+import { cmPath, configMap, eventually, failure, must, rand, useCluster, useWidgets } from './harness.ts';
 
 const cluster = useCluster();
 const widgets = useWidgets(cluster);
@@ -92,11 +92,7 @@ describe('request consistency and preconditions', () => {
     const ns = await cluster().namespace('pre');
     must(await api.post(cmPath(ns), configMap('inside')), 201);
     must(await api.delete(`/api/v1/namespaces/${ns}`), 200);
-    const deadline = performance.now() + 30_000;
-    while ((await api.get(`/api/v1/namespaces/${ns}`)).status !== 404) {
-      if (performance.now() > deadline) throw new Error('namespace still present after 30 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(async () => ((await api.get(`/api/v1/namespaces/${ns}`)).status === 404 ? true : undefined), 30_000, 100);
     expect((await api.get(cmPath(ns, 'inside'))).status).toBe(404);
   });
 });
