@@ -128,3 +128,33 @@ describe('metadata', () => {
     expect(must(await api.get(cmPath(ns, 'child')), 200).metadata.ownerReferences).toEqual([ref]);
   });
 });
+
+describe('metadata validation', () => {
+  it('rejects an invalid label value naming metadata.labels', async () => {
+    const ns = await cluster().namespace('meta');
+    const res = await cluster().api.post(cmPath(ns), configMap('a', { metadata: { labels: { app: 'bad value!' } } }));
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ reason: 'Invalid', details: { name: 'a', kind: 'ConfigMap', causes: [{ reason: 'FieldValueInvalid', field: 'metadata.labels' }] } });
+    expect(res.body.message).toContain('a valid label must be an empty string or consist of alphanumeric characters');
+  });
+
+  it('rejects a name longer than 253 characters', async () => {
+    const ns = await cluster().namespace('meta');
+    const res = await cluster().api.post(cmPath(ns), configMap('a'.repeat(254)));
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ reason: 'Invalid', details: { causes: [{ field: 'metadata.name' }] } });
+    expect(res.body.message).toContain('must be no more than 253 characters');
+  });
+
+  it('rejects an ownerReference without uid and two controller references', async () => {
+    const ns = await cluster().namespace('meta');
+    const noUid = await cluster().api.post(cmPath(ns), configMap('a', { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: '' }] } }));
+    expect(noUid.status).toBe(422);
+    const causes = (noUid.body.details as { causes: Array<{ field: string; message: string }> }).causes;
+    expect(causes.some((c) => c.field.startsWith('metadata.ownerReferences') && c.message.includes('uid must not be empty'))).toBe(true);
+    const ref = (name: string, uid: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', name, uid, controller: true });
+    const two = await cluster().api.post(cmPath(ns), configMap('b', { metadata: { ownerReferences: [ref('o1', '00000000-0000-4000-8000-000000000001'), ref('o2', '00000000-0000-4000-8000-000000000002')] } }));
+    expect(two.status).toBe(422);
+    expect(two.body.message).toContain('Only one reference can have Controller set to true');
+  });
+});

@@ -115,6 +115,30 @@ describe('list', () => {
     expect(res.body.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`).sort()).toEqual([`${ns1}/x`, `${ns2}/y`].sort());
   });
 
+  it('filters core events by the involvedObject and type field selectors kubectl describe uses', async () => {
+    const ns = await cluster().namespace('reads');
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const event = (name: string, target: string, type: string): Record<string, unknown> => ({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name },
+      involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', name: target, namespace: ns, uid: `uid-${target}` },
+      reason: 'Test',
+      message: 'm',
+      source: { component: 'conformance' },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      type,
+    });
+    for (const [n, t, type] of [['e1', 'a', 'Normal'], ['e2', 'a', 'Warning'], ['e3', 'b', 'Normal']] as const) {
+      must(await cluster().api.post(`/api/v1/namespaces/${ns}/events`, event(n, t, type)), 201);
+    }
+    const path = `/api/v1/namespaces/${ns}/events`;
+    expect(await names(path, { fieldSelector: `involvedObject.name=a,involvedObject.namespace=${ns},involvedObject.kind=ConfigMap,involvedObject.uid=uid-a` })).toEqual(['e1', 'e2']);
+    expect(await names(path, { fieldSelector: 'type=Warning' })).toEqual(['e2']);
+  });
+
   it('rejects an unsupported fieldSelector with 400 BadRequest', async () => {
     const ns = await cluster().namespace('reads');
     const res = await cluster().api.get(leases(ns), { query: { fieldSelector: 'spec.holderIdentity=x' } });
