@@ -7,6 +7,7 @@ export * from './rate-limiters.ts';
 export * from './rate-limiting-queue.ts';
 export * from './write-gate.ts';
 export * from './lease-lock.ts';
+export * from './leader-elector-options.ts';
 export * from './leader-elector.ts';
 export * from './list-watch-source.ts';
 export * from './watch-backoff.ts';
