@@ -150,6 +150,9 @@ export class RegistryStore {
     } else if (rv !== old.metadata.resourceVersion) {
       fail(statusErrors.conflict(this.#gr(type), name));
     }
+    if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== old.metadata.uid) {
+      fail(serverErrors.preconditionFailed(this.#gr(type), name, 'UID', meta.uid, old.metadata.uid ?? ''));
+    }
     meta.name = name;
     const next = prepareUpdateMeta(type, body, old, opts.subresource);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
