@@ -87,7 +87,8 @@ export function handleList(ctx: ServerContext, r: ResourceRequest): void {
   const predicate = requestPredicate(r);
   const current = ctx.storage.resourceVersion;
   const rv = parseResourceVersion(q.get('resourceVersion'));
-  const limit = Number(q.get('limit') ?? '0') || 0;
+  // resourceVersion=0 is served from the watch cache, which ignores limit in 1.32 (one complete page).
+  const limit = q.get('resourceVersion') === '0' && !q.get('continue') ? 0 : Number(q.get('limit') ?? '0') || 0;
   const cont = q.get('continue');
   let listRv = current;
   let start = '';
