@@ -9,6 +9,7 @@ export type Logger = PinoLogger;
 
 /** Levels accepted by `--log-level`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** One of {@link LOG_LEVELS}. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Options for {@link createLogger}. */
