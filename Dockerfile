@@ -20,4 +20,4 @@ COPY --from=build --chown=65532:65532 /out/controller.mjs /app/controller.mjs
 USER 65532:65532
 EXPOSE 8080 8081
 # The bundle needs nothing from the file system but itself, so readOnlyRootFilesystem holds.
-ENTRYPOINT ["/nodejs/bin/node", "--enable-source-maps", "/app/controller.mjs"]
+ENTRYPOINT ["/nodejs/bin/node", "/app/controller.mjs"]

@@ -1,13 +1,16 @@
 /**
  * Convergence benchmark (issue 5's target: at most 1.25 × the floor).
  *
- * For each N (default 1,000 and 10,000), on a fresh test API server with dist/ applied:
- * 1. the admin creates N BackupSchedules in namespace `bench-c` and N in `bench-f` (nothing running);
- * 2. the controller bundle starts (its ServiceAccount, `--namespace=bench-c`, `--concurrency=C`) and
+ * For each N (default 1,000 and 10,000), in one run, twice on a fresh test API server (same code, same
+ * settings) with dist/ applied and N BackupSchedules created by the admin in namespace `bench` while
+ * nothing runs:
+ * 1. the controller bundle starts (its ServiceAccount, `--namespace=bench`, `--concurrency=C`) and
  *    converges them; its RSS is read from /proc once all are converged, then it stops;
- * 3. the floor: bench/floor-writer.ts, a separate process using the same client (src/kube) and the
- *    same ServiceAccount, issues exactly the 2N necessary writes for `bench-f` (CronJob create + status
- *    PUT per schedule) back to back with C in flight.
+ * 2. the floor: bench/floor-writer.ts, a separate process using the same client (src/kube) and the
+ *    same ServiceAccount, issues exactly the 2N necessary writes (CronJob create + status PUT per
+ *    schedule) back to back with C in flight.
+ * A fresh server per side keeps the comparison fair: the test API server's write latency grows with the
+ * number of stored objects, so whichever side ran second on a shared server would be penalised.
  * Both durations are taken from the API server's request log: first write to last write of that user in
  * that namespace, so process start-up and the initial LIST are excluded on both sides.
  *
@@ -57,56 +60,77 @@ async function createMany(cluster: Cluster, namespace: string, n: number): Promi
   }));
 }
 
-const bundle = await buildBundle();
-const results: Record<string, unknown>[] = [];
-for (const n of sizes) {
+/** A fresh server with dist/ applied and `n` BackupSchedules in namespace `bench`; nothing running. */
+async function preparedCluster(n: number): Promise<Cluster> {
   const cluster = await startCluster();
-  try {
-    const k = api(cluster.admin);
-    await k.createNamespace('bench-c');
-    await k.createNamespace('bench-f');
-    await createMany(cluster, 'bench-c', n);
-    await createMany(cluster, 'bench-f', n);
-    cluster.server.requestLog.clear();
+  await api(cluster.admin).createNamespace('bench');
+  await createMany(cluster, 'bench', n);
+  cluster.server.requestLog.clear();
+  return cluster;
+}
 
+async function controllerRun(bundle: string, n: number): Promise<{ writes: RequestLogEntry[]; wallMs: number; rss: number; debug: Record<string, number> }> {
+  const cluster = await preparedCluster(n);
+  try {
     const startedAt = performance.now();
-    const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench-c', '--log-level=info']);
-    while (statusWrites(writesIn(cluster, 'bench-c')) < n) {
+    const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench', '--log-level=info']);
+    while (statusWrites(writesIn(cluster, 'bench')) < n) {
       if (controller.child.exitCode !== null) throw new Error(`controller exited: ${controller.lines.slice(-10).join('\n')}`);
-      await sleep(200);
+      await sleep(500);
     }
     const wallMs = Math.round(performance.now() - startedAt);
     const rss = rssMiB(controller.child.pid ?? 0);
     await sleep(1_000);
-    const controllerWrites = writesIn(cluster, 'bench-c');
+    const debug: Record<string, number> = {};
+    for (const e of cluster.server.requestLog.entries()) {
+      const key = `${e.user === CONTROLLER_USER ? 'controller' : e.user} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''} ${e.code}`;
+      debug[key] = (debug[key] ?? 0) + 1;
+    }
+    const writes = writesIn(cluster, 'bench');
     await controller.stop();
-
-    const floor = spawn(process.execPath, [TSX, FLOOR, '--kubeconfig', cluster.controllerKubeconfig, '--namespace', 'bench-f', '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let floorOut = '';
-    floor.stdout.on('data', (c: Buffer) => (floorOut += c.toString()));
-    const code = await new Promise<number | null>((resolve) => floor.once('exit', resolve));
-    if (code !== 0) throw new Error(`floor writer exited with ${code}`);
-    const floorWrites = writesIn(cluster, 'bench-f');
-
-    const controllerMs = span(controllerWrites);
-    const floorMs = span(floorWrites);
-    const result = {
-      n,
-      concurrency,
-      controllerWrites: controllerWrites.length,
-      controllerMs,
-      controllerWallMsFromStart: wallMs,
-      floorWrites: floorWrites.length,
-      floorMs,
-      floorSelfReported: JSON.parse(floorOut.trim() || '{}') as unknown,
-      ratio: Number((controllerMs / floorMs).toFixed(3)),
-      controllerRssMiB: rss,
-    };
-    results.push(result);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return { writes, wallMs, rss, debug };
   } finally {
     await cluster.stop();
   }
+}
+
+async function floorRun(n: number): Promise<{ writes: RequestLogEntry[]; selfReported: unknown }> {
+  const cluster = await preparedCluster(n);
+  try {
+    const floor = spawn(process.execPath, [TSX, FLOOR, '--kubeconfig', cluster.controllerKubeconfig, '--namespace', 'bench', '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    floor.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => floor.once('exit', resolve));
+    if (code !== 0) throw new Error(`floor writer exited with ${code}`);
+    return { writes: writesIn(cluster, 'bench'), selfReported: JSON.parse(out.trim() || '{}') as unknown };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+const bundle = await buildBundle();
+const results: Record<string, unknown>[] = [];
+for (const n of sizes) {
+  // Each side gets a fresh server holding the same n schedules: neither inherits the other's objects.
+  const controller = await controllerRun(bundle, n);
+  const floor = await floorRun(n);
+  const controllerMs = span(controller.writes);
+  const floorMs = span(floor.writes);
+  const result = {
+    n,
+    concurrency,
+    controllerWrites: controller.writes.length,
+    controllerMs,
+    controllerWallMsFromStart: controller.wallMs,
+    floorWrites: floor.writes.length,
+    floorMs,
+    floorSelfReported: floor.selfReported,
+    ratio: Number((controllerMs / floorMs).toFixed(3)),
+    controllerRssMiB: controller.rss,
+    ...(process.env['BENCH_DEBUG'] ? { requests: controller.debug } : {}),
+  };
+  results.push(result);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  controller RSS\n');
 for (const r of results) {
