@@ -130,9 +130,19 @@ export class CrdController {
         return;
       }
       this.#serve(e.object);
-      if (e.object.metadata.deletionTimestamp) setImmediate(() => this.#cleanup(e.object.metadata.name ?? ''));
-      else if (!this.#established(e.object)) setImmediate(() => this.#establish(e.object.metadata.name ?? ''));
+      const name = e.object.metadata.name ?? '';
+      if (e.object.metadata.deletionTimestamp) setImmediate(() => this.#safely(() => this.#cleanup(name)));
+      else if (!this.#established(e.object)) setImmediate(() => this.#safely(() => this.#establish(name)));
     });
+  }
+
+  /** Controller work runs from timers: a failure is reported, never thrown into the event loop. */
+  #safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      console.error('test API server: CRD controller failed', err);
+    }
   }
 
   #crdType(): ResourceType {

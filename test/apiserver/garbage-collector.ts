@@ -68,7 +68,11 @@ export class GarbageCollector {
     if (this.#timer || this.#stopped) return;
     this.#timer = this.#clock.setTimeout(() => {
       this.#timer = undefined;
-      this.runOnce();
+      try {
+        this.runOnce();
+      } catch (err) {
+        console.error('test API server: garbage collector pass failed', err);
+      }
     }, this.#delayMs);
   }
 
@@ -97,14 +101,20 @@ export class GarbageCollector {
     return out;
   }
 
-  /** Ignores races with concurrent deletes (the object is already gone). */
+  /**
+   * Runs one GC write. An API error (gone, conflict, or an object that no longer validates) is
+   * retried by the next pass, as kube's GC requeues; it must never crash the server from a timer.
+   */
   #tolerate(fn: () => void): void {
     try {
       fn();
     } catch (err) {
-      if (!(err instanceof ApiStatusError) || (!isNotFound(err) && err.code !== 409)) throw err;
+      if (!(err instanceof ApiStatusError)) throw err;
+      if (!isNotFound(err)) this.#retry = true;
     }
   }
+
+  #retry = false;
 
   #removeFinalizer(type: ResourceType, obj: KubeObject, finalizer: string): void {
     const next = cloneJson(obj);
@@ -176,7 +186,11 @@ export class GarbageCollector {
       }
     }
     if (this.#cleanNamespaces()) changed = true;
-    if (changed) this.kick();
+    if (this.#retry) {
+      this.#retry = false;
+      // Failed writes come back later, with a back-off instead of a hot loop.
+      this.#clock.setTimeout(() => this.kick(), 500);
+    } else if (changed) this.kick();
   }
 
   /** The namespace controller: empties terminating namespaces, then drops the `kubernetes` finalizer. */

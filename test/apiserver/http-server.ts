@@ -89,7 +89,11 @@ export function createRequestHandler(ctx: ServerContext, controls: PipelineContr
   };
 
   return (req, res) => {
-    void handle(req, res);
+    handle(req, res).catch((err: unknown) => {
+      // Failures before the pipeline's own error handling (a malformed %-escape in the path).
+      if (res.headersSent) res.destroy();
+      else sendStatus(res, err instanceof URIError ? statusErrors.badRequest(err.message) : statusErrors.internalError(String(err)));
+    });
   };
 }
 

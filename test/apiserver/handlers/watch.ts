@@ -94,6 +94,8 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   };
   r.req.on('close', finish);
   res.on('close', finish);
+  // A client that vanished mid-write must not take the server down.
+  res.on('error', finish);
 
   if (rv === undefined || rv === 0 || sendInitial) {
     for (const obj of ctx.storage.list(gr, namespace)) if (!predicate || predicate(obj)) write('ADDED', obj);
