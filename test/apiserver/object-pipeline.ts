@@ -61,28 +61,13 @@ export function decodeBuiltin(type: ResourceType, obj: KubeObject, fieldValidati
   return warnings;
 }
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** `metadata.name` of a custom resource: a DNS-1123 subdomain (apiextensions `NameIsDNSSubdomain`). */
-function customNameCauses(name: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  if (name.length > 253) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "${name}": must be no more than 253 characters` });
-  if (!DNS1123_SUBDOMAIN.test(name)) {
-    causes.push({
-      reason: 'FieldValueInvalid',
-      field: 'metadata.name',
-      message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
-    });
-  }
-  return causes;
-}
-
 /** Validates the object about to be stored; throws 422 Invalid listing every cause. */
 export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined): void {
   const name = obj.metadata.name ?? '';
   let causes: StatusCause[];
   if (type.custom) {
-    causes = [...customNameCauses(name)];
+    // ValidateObjectMetaAccessor with NameIsDNSSubdomain: the generic branch of the built-in validator.
+    causes = validateBuiltin(type.group, type.resource, obj, old);
     const schema = type.custom.schema as JSONSchemaProps | undefined;
     if (schema) causes.push(...validateCustomResource(schema, obj, old ? { oldObj: old } : undefined));
   } else {
