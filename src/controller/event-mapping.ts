@@ -4,6 +4,10 @@
  */
 import { API_GROUP, KIND } from '../api/index.ts';
 import { controllerOf, objectKey, type KubeObject } from '../kube/object.ts';
+import { StringInterner } from './string-interner.ts';
+
+/** One interner for both caches: schedules and their children share most values. */
+const interner = new StringInterner();
 
 /** A BackupSchedule event enqueues the schedule itself. */
 export function scheduleKey(schedule: KubeObject): string {
@@ -27,8 +31,8 @@ export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-confi
 
 /**
  * Cache transform for BackupSchedules: drops `managedFields` and the last-applied annotation, which the
- * controller never reads, to keep the cache small. Safe because schedules are written only through
- * `/status`, which ignores metadata (the API server keeps the stored metadata).
+ * controller never reads, and interns string values, to keep the cache small. Safe because schedules
+ * are written only through `/status`, which ignores metadata (the API server keeps the stored metadata).
  */
 export function stripSchedule<T extends KubeObject>(obj: T): T {
   const { managedFields: _managed, ...metadata } = obj.metadata;
@@ -36,16 +40,15 @@ export function stripSchedule<T extends KubeObject>(obj: T): T {
     const { [LAST_APPLIED_ANNOTATION]: _applied, ...annotations } = metadata.annotations;
     metadata.annotations = annotations;
   }
-  return { ...obj, metadata };
+  return interner.deep({ ...obj, metadata });
 }
 
 /**
- * Cache transform for CronJobs: drops `managedFields` only. Annotations stay: the controller updates a
- * drifted child with a PUT of the cached object, and a PUT without an annotation would delete it on the
- * server; an omitted `managedFields` is kept by the server.
+ * Cache transform for CronJobs: drops `managedFields` and interns string values; nothing else.
+ * Annotations stay: the controller updates a drifted child with a PUT of the cached object, and a PUT
+ * without an annotation would delete it on the server; an omitted `managedFields` is kept by the server.
  */
 export function stripCronJob<T extends KubeObject>(obj: T): T {
-  if (obj.metadata.managedFields === undefined) return obj;
   const { managedFields: _managed, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
+  return interner.deep({ ...obj, metadata });
 }
