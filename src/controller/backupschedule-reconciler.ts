@@ -27,16 +27,9 @@ import { computeStatus, statusEqual, type ScheduleStatus, type StatusOutcome } f
 import { isAlreadyExists, isConflict } from '../kube/api-status-error.ts';
 import { controllerOf, objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
+import type { ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { BackupScheduleObject } from './resources.ts';
-
-/** What a reconcile asks of the controller loop next. */
-export interface ReconcileResult {
-  /** Requeue with rate-limited backoff. @default false */
-  readonly requeue?: boolean;
-  /** Requeue after this many milliseconds. @default none */
-  readonly requeueAfterMs?: number;
-}
 
 /** A read-only cache lookup by `namespace/name` key (src/runtime's `StoreReader.get`). */
 export interface CacheReader<T> {

@@ -4,6 +4,9 @@
  * message again, a PATCH of `count` and `lastTimestamp` on the existing Event instead of a new object.
  *
  * Recording never fails a reconcile: Events are best effort, sent in the background, errors logged.
+ * Like client-go's broadcaster, one Event is written at a time from a bounded backlog (client-go: 1000,
+ * dropping when full), so a burst of Events (10,000 new schedules) never competes with the reconciles'
+ * own writes for the API server, and memory stays bounded.
  */
 import type { Clock } from '../runtime/clock.ts';
 import { realClock } from '../runtime/clock.ts';
@@ -37,6 +40,10 @@ export interface KubeEventRecorderOptions {
   readonly instance?: string;
   /** Distinct (object, type, reason, message) entries remembered for aggregation. @default 4096 */
   readonly cacheSize?: number;
+  /** Events waiting to be written; more are dropped (and reported to `onDrop`). @default 1000 */
+  readonly maxBacklog?: number;
+  /** Called when an Event is dropped because the backlog is full. @default ignore */
+  readonly onDrop?: (event: { reason: string; message: string }) => void;
   /** Called with every failed Event write. @default ignore */
   readonly onError?: (err: unknown, event: KubeObject) => void;
   /** Time source for timestamps and names. @default realClock */
@@ -59,10 +66,11 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #cacheSize: number;
   readonly #onError: (err: unknown, event: KubeObject) => void;
   readonly #clock: Clock;
+  readonly #maxBacklog: number;
+  readonly #onDrop: (event: { reason: string; message: string }) => void;
   readonly #seen = new Map<string, Recorded>();
-  readonly #pending = new Set<Promise<void>>();
-  // Serialises writes per aggregation key so a repeat never races its own create.
-  readonly #chains = new Map<string, Promise<void>>();
+  readonly #backlog: (() => Promise<void>)[] = [];
+  #pump: Promise<void> | undefined;
 
   constructor(options: KubeEventRecorderOptions) {
     this.#writer = options.writer;
@@ -71,24 +79,45 @@ export class KubeEventRecorder implements EventRecorder {
     this.#cacheSize = options.cacheSize ?? 4096;
     this.#onError = options.onError ?? (() => {});
     this.#clock = options.clock ?? realClock;
+    this.#maxBacklog = options.maxBacklog ?? 1000;
+    this.#onDrop = options.onDrop ?? (() => {});
   }
 
   event(object: KubeObject, type: EventType, reason: string, message: string): void {
+    if (this.#backlog.length >= this.#maxBacklog) {
+      this.#onDrop({ reason, message });
+      return;
+    }
     const meta = object.metadata;
     const key = [meta.uid ?? `${meta.namespace}/${meta.name}`, type, reason, message].join('\u0000');
-    const previous = this.#chains.get(key) ?? Promise.resolve();
-    const next = previous.then(() => this.#record(key, object, type, reason, message));
-    this.#chains.set(key, next);
-    const tracked = next.finally(() => {
-      this.#pending.delete(tracked);
-      if (this.#chains.get(key) === next) this.#chains.delete(key);
+    // Snapshot what the Event needs now: the object may change before the write goes out.
+    const { name, namespace, uid, resourceVersion } = meta;
+    const involved: KubeObject = { apiVersion: object.apiVersion, kind: object.kind, metadata: { name, namespace, uid, resourceVersion } };
+    this.#backlog.push(() => this.#record(key, involved, type, reason, message));
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.#pump) return;
+    this.#pump = this.#drain().finally(() => {
+      this.#pump = undefined;
+      // An Event recorded between the drain's last check and here would otherwise wait for the next one.
+      if (this.#backlog.length > 0) this.#kick();
     });
-    this.#pending.add(tracked);
   }
 
   /** Resolves once every Event recorded so far was written (or failed). */
   async flush(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+    while (this.#pump) await this.#pump;
+  }
+
+  /** Events recorded and not yet written. */
+  get backlog(): number {
+    return this.#backlog.length;
+  }
+
+  async #drain(): Promise<void> {
+    for (let next = this.#backlog.shift(); next; next = this.#backlog.shift()) await next();
   }
 
   async #record(key: string, object: KubeObject, type: EventType, reason: string, message: string): Promise<void> {

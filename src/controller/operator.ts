@@ -165,6 +165,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     instance: identity,
     clock,
     onError: (err, event) => logger.warn({ err: String(err), event: objectKey(event.metadata) }, 'could not record event'),
+    onDrop: (event) => logger.warn({ reason: event.reason }, 'event backlog full; dropping event'),
   });
   const reconciler = new BackupScheduleReconciler({
     schedules,
@@ -280,7 +281,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       logger.info({}, 'shutting down: stopping intake, finishing in-flight reconciles');
       const inTime = await controller.stop(options.shutdownTimeoutSeconds * 1000);
       if (!inTime) logger.warn({ deadlineSeconds: options.shutdownTimeoutSeconds }, 'reconciles still in flight at the shutdown deadline');
-      await events.flush();
+      // Pending Events get a short grace period; they are best effort and must not hold shutdown up.
+      await Promise.race([events.flush(), clock.sleep(2_000)]);
       // Aborting the elector releases the Lease (empty holder) so the next replica takes over at once.
       electorStop.abort();
       await electorDone;

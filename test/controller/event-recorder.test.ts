@@ -88,6 +88,38 @@ describe('KubeEventRecorder', () => {
     expect(writer.created[0]!.metadata.name!.length).toBeLessThanOrEqual(253);
   });
 
+  it('writes one Event at a time, in order', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const order: string[] = [];
+    const writer: EventWriter = {
+      create: async (event) => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        order.push(String(event['message']));
+        inFlight--;
+        return event;
+      },
+      patch: async () => ({}),
+    };
+    const recorder = new KubeEventRecorder({ writer });
+    for (const m of ['a', 'b', 'c', 'd']) recorder.event(schedule, 'Normal', 'Created', m);
+    await recorder.flush();
+    expect(order).toEqual(['a', 'b', 'c', 'd']);
+    expect(maxInFlight).toBe(1);
+  });
+
+  it('drops Events beyond the backlog and says so, like client-go when its queue is full', async () => {
+    const writer = new FakeEvents();
+    const dropped: string[] = [];
+    const recorder = new KubeEventRecorder({ writer, maxBacklog: 2, onDrop: (e) => dropped.push(e.message) });
+    for (const m of ['1', '2', '3', '4']) recorder.event(schedule, 'Normal', 'Created', m);
+    await recorder.flush();
+    // The first is taken off the backlog at once; two wait; the fourth finds the backlog full.
+    expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3']);
+    expect(dropped).toEqual(['4']);
+  });
+
   it('reports a failed write to onError and never throws to the caller', async () => {
     const { recorder, errors } = setup();
     const failing = new KubeEventRecorder({ writer: { create: () => Promise.reject(new Error('forbidden')), patch: () => Promise.resolve() }, onError: (e) => errors.push(e) });
