@@ -62,3 +62,42 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
 }
+
+/** Content type of aggregated discovery (apidiscovery.k8s.io/v2), as kube-apiserver labels it. */
+export const AGGREGATED_DISCOVERY_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+function discoveryResource(t: ResourceType): Record<string, unknown> {
+  const responseKind = { group: t.group, version: t.version, kind: t.kind };
+  return {
+    resource: t.resource,
+    responseKind,
+    scope: t.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: t.singularName,
+    verbs: [...t.verbs],
+    ...(t.shortNames.length ? { shortNames: [...t.shortNames] } : {}),
+    ...(t.categories.length ? { categories: [...t.categories] } : {}),
+    ...(t.subresources.length
+      ? {
+          subresources: t.subresources.map((sub) =>
+            sub === 'token'
+              ? { subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }
+              : { subresource: sub, responseKind, verbs: sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'] },
+          ),
+        }
+      : {}),
+  };
+}
+
+/**
+ * Aggregated discovery (`APIGroupDiscoveryList`, apidiscovery.k8s.io/v2): `/api` lists the core
+ * group, `/apis` every named group, each version with its resources, as kubectl 1.32 asks first.
+ */
+export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean): Record<string, unknown> {
+  const items = [...registry.groups()]
+    .filter(([g]) => (core ? g === '' : g !== ''))
+    .map(([group, versions]) => ({
+      metadata: { name: group, creationTimestamp: null },
+      versions: versions.map((version) => ({ version, resources: registry.inGroupVersion(group, version).map(discoveryResource), freshness: 'Current' })),
+    }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };
+}

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from '../discovery.ts';
+import { AGGREGATED_DISCOVERY_CONTENT_TYPE, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from '../discovery.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { sendJson } from '../http-io.ts';
 import { openApiV2, openApiV2Protobuf, openApiV3GroupVersion, openApiV3Root } from '../openapi.ts';
@@ -7,10 +7,16 @@ import type { ServerContext } from '../server-context.ts';
 
 const AGGREGATED = 'as=apigroupdiscoverylist';
 
+/** True when the first acceptable media type of `Accept` is aggregated discovery v2. */
+function wantsAggregated(accept: string): boolean {
+  const first = accept.split(',')[0]?.replace(/\s/g, '') ?? '';
+  return first.includes('g=apidiscovery.k8s.io') && first.includes('v=v2') && first.includes(AGGREGATED) && !first.includes('v=v2beta1');
+}
+
 /**
  * `/api`, `/apis`, group and group-version discovery, `/version`, health checks and OpenAPI.
- * Aggregated discovery is not offered: a client that accepts only it gets 406, one that also accepts
- * plain `application/json` (kubectl, client-go) gets the plain documents and falls back.
+ * `/api` and `/apis` answer aggregated discovery (v2) when the client asks for it first, else the
+ * plain documents; a client that accepts only an aggregated type we do not serve gets 406.
  */
 export function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, path: string, serverAddress: string): void {
   const parts = path.split('/').filter((p) => p !== '');
@@ -22,6 +28,12 @@ export function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: 
     sendJson(res, 200, body);
   };
   const [p0, p1, p2, p3] = parts;
+  if ((p0 === 'api' || p0 === 'apis') && parts.length === 1 && wantsAggregated(accept)) {
+    const text = JSON.stringify(aggregatedDiscovery(ctx.registry, p0 === 'api'));
+    res.writeHead(200, { 'Content-Type': AGGREGATED_DISCOVERY_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-cache, private' });
+    res.end(text);
+    return;
+  }
   if (p0 === 'api' && parts.length === 1) return discovery(apiVersions(serverAddress));
   if (p0 === 'api' && parts.length === 2) return discovery(apiResourceList(ctx.registry, '', p1 as string));
   if (p0 === 'apis' && parts.length === 1) return discovery(apiGroupList(ctx.registry));
