@@ -4,7 +4,7 @@
  * restarted on converged state writes nothing either (status is recomputed identically from the caches).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle, ControllerProcess, sleep, startCluster, waitFor, type Cluster } from './harness.ts';
+import { buildBundle, clientFor, ControllerProcess, sleep, startCluster, waitFor, type Cluster } from './harness.ts';
 import { api, controllerWrites, readyOf, scheduleManifest } from './scenarios.ts';
 
 const N = 200;
@@ -53,6 +53,9 @@ describe('convergence', () => {
     expect(writes).toHaveLength(2 * N);
     expect(writes.every((w) => w.code >= 200 && w.code < 300)).toBe(true);
 
+    // Events trail the writes that caused them (one at a time, as client-go sends them); the idle window
+    // starts once the last "Created" Event is out.
+    await waitFor(`${N} Created events`, async () => (await clientFor(cluster.admin, 'Event').list({ namespace: 'bulk' })).items.length >= N, 30_000, 250);
     cluster.server.requestLog.clear();
     await sleep(10_000);
     expect(controllerWrites(cluster.server.requestLog.entries(), { includeEvents: true })).toEqual([]);
