@@ -11,6 +11,7 @@ const { values } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     kubeconfig: { type: 'string' },
     'watch-history-size': { type: 'string' },
+    'enforce-owner-reference-permissions': { type: 'boolean', default: false },
   },
 });
 const port = Number(values.port);
@@ -22,6 +23,7 @@ const server = await startTestApiServer({
   port,
   host: values.host,
   ...(values['watch-history-size'] ? { watchHistorySize: Number(values['watch-history-size']) } : {}),
+  enforceOwnerReferencePermissions: values['enforce-owner-reference-permissions'],
 });
 if (values.kubeconfig) await server.writeKubeconfig(values.kubeconfig);
 console.log(`test API server listening on ${server.url}${values.kubeconfig ? `; kubeconfig written to ${values.kubeconfig}` : ''}`);

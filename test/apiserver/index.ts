@@ -36,6 +36,12 @@ export interface TestApiServerOptions {
   readonly watchHistorySize?: number;
   /** Period of BOOKMARK events on watches with allowWatchBookmarks. @default 5_000 */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * Run the OwnerReferencesPermissionEnforcement admission plugin (off in a default kube-apiserver,
+   * on in e.g. OpenShift): `blockOwnerDeletion: true` then needs `update` on the owner's `finalizers`.
+   * @default false
+   */
+  readonly enforceOwnerReferencePermissions?: boolean;
 }
 
 /** Options of the generated kubeconfig. */
@@ -94,7 +100,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   new CrdController(store, storage, registry, clock);
   const gc = new GarbageCollector(storage, store, registry, { clock });
   seedCluster(registry, store);
-  const ctx: ServerContext = { registry, store, storage, clock, auth, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5_000 };
+  const ctx: ServerContext = { registry, store, storage, clock, auth, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5_000, enforceOwnerReferencePermissions: options.enforceOwnerReferencePermissions ?? false };
 
   const faults = new FaultInjector();
   const log = new RequestLog();

@@ -7,6 +7,7 @@ import { generateName, prepareCreateMeta, prepareUpdateMeta, rfc3339, unchanged 
 import { checkTypeMeta, decodeBuiltin, decodeCustomResource, validateObject, type FieldValidation, type KindValidator } from './object-pipeline.ts';
 import { groupResourceKey, type ResourceType } from './resource-type.ts';
 import type { Storage } from './storage.ts';
+import type { Admission } from './owner-reference-admission.ts';
 
 /** Options every write takes. */
 export interface WriteOptions {
@@ -14,6 +15,8 @@ export interface WriteOptions {
   readonly dryRun?: boolean;
   /** @default 'Warn' (the server default since 1.27) */
   readonly fieldValidation?: FieldValidation;
+  /** Admission run after the strategy prepared the object, before validation. @default none */
+  readonly admit?: Admission;
 }
 
 /** The result of a create/update. */
@@ -108,6 +111,7 @@ export class RegistryStore {
     prepareCreateMeta(type, obj, this.#clock.now());
     const hooks = this.#hooks.get(groupResourceKey(type.group, type.resource));
     hooks?.prepareCreate?.(obj);
+    opts.admit?.(obj, undefined);
     validateObject(type, obj, undefined, hooks?.validate);
     const gr = groupResourceKey(type.group, type.resource);
     if (this.#storage.get(gr, meta.namespace ?? '', name)) fail(statusErrors.alreadyExists(this.#gr(type), name));
@@ -163,6 +167,7 @@ export class RegistryStore {
         fail(statusErrors.invalid({ group: type.group, kind: type.kind }, name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]));
       }
     }
+    opts.admit?.(next, old);
     validateObject(type, next, old, hooks?.validate);
     if (unchanged(next, old)) return { object: old, created: false, warnings };
     if (opts.dryRun) return { object: next, created: false, warnings };

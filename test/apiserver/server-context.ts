@@ -17,6 +17,8 @@ export interface ServerContext {
   readonly auth: TokenAuthenticator;
   /** Period of BOOKMARK events on watches that allow them. */
   readonly bookmarkIntervalMs: number;
+  /** Run the OwnerReferencesPermissionEnforcement admission plugin. */
+  readonly enforceOwnerReferencePermissions: boolean;
 }
 
 /** One resource request being served. */

@@ -8,7 +8,12 @@ import { jsonPatch, mergePatch, PatchApplyError, strategicMergePatch } from '../
 import type { DeleteOptions, WriteOptions } from '../registry-store.ts';
 import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import type { ResourceRequest, ServerContext } from '../server-context.ts';
+import { ownerReferenceAdmission } from '../owner-reference-admission.ts';
 import { requestPredicate, sendObject } from './read.ts';
+
+function admission(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, 'admit'> {
+  return ctx.enforceOwnerReferencePermissions ? { admit: ownerReferenceAdmission(ctx.registry, ctx.storage, r.type, r.namespace, r.user) } : {};
+}
 
 function writeOptions(q: URLSearchParams): WriteOptions {
   const dryRun = q.getAll('dryRun');
@@ -29,14 +34,14 @@ async function readObject(r: ResourceRequest): Promise<KubeObject> {
 /** POST to a collection. */
 export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
-  const result = ctx.store.create(r.type, r.namespace, body, writeOptions(r.query));
+  const result = ctx.store.create(r.type, r.namespace, body, { ...writeOptions(r.query), ...admission(ctx, r) });
   sendObject(ctx, r, 201, result.object, result.warnings);
 }
 
 /** PUT of an object or its status. */
 export async function handleUpdate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
-  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
+  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
   sendObject(ctx, r, result.created ? 201 : 200, result.object, result.warnings);
 }
 
@@ -50,7 +55,7 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   const name = r.info.pathName ?? '';
   const raw = await readBody(r.req);
   const patch = parseBody(raw, contentType === 'application/apply-patch+yaml' ? contentType : 'application/json');
-  const opts = writeOptions(r.query);
+  const opts = { ...writeOptions(r.query), ...admission(ctx, r) };
   const subresource = r.info.subresource ? { subresource: r.info.subresource } : {};
   if (contentType === 'application/apply-patch+yaml') {
     if (!r.query.get('fieldManager')) {
