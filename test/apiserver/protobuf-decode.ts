@@ -1,6 +1,7 @@
 /**
  * Just enough of the Kubernetes protobuf encoding to accept what `kubectl create namespace|configmap|
- * secret|serviceaccount` and `kubectl auth can-i|whoami` send (`Content-Type: application/vnd.kubernetes.protobuf`): the `k8s\0`
+ * secret|serviceaccount|role|rolebinding|clusterrole|clusterrolebinding` and `kubectl auth
+ * can-i|whoami` send (`Content-Type: application/vnd.kubernetes.protobuf`): the `k8s\0`
  * envelope (runtime.Unknown) and the fields of those four kinds (k8s.io/api/core/v1/generated.proto).
  * Any other kind answers 415, as a server without that kind's protobuf codec would.
  */
@@ -77,7 +78,8 @@ function objectMeta(f: Fields | undefined): Record<string, unknown> {
   if (!f) return {};
   const m: Record<string, unknown> = {};
   const set = (k: string, v: unknown): void => {
-    if (v !== undefined && !(Array.isArray(v) && v.length === 0)) m[k] = v;
+    // proto2 writes empty strings; the JSON form omits them (omitempty).
+    if (v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)) m[k] = v;
   };
   set('name', str(f, 1));
   set('generateName', str(f, 2));
@@ -99,6 +101,7 @@ export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> 
   const kind = str(typeMeta, 2) ?? '';
   const f = fields(raw);
   if (apiVersion === 'authorization.k8s.io/v1' || apiVersion === 'authentication.k8s.io/v1') return decodeReview(apiVersion, kind, f);
+  if (apiVersion === 'rbac.authorization.k8s.io/v1') return decodeRbac(apiVersion, kind, f);
   if (apiVersion !== 'v1') return undefined;
   const obj: Record<string, unknown> = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
   switch (kind) {
@@ -154,4 +157,35 @@ function decodeReview(apiVersion: string, kind: string, f: Fields): Record<strin
   }
   obj['spec'] = out;
   return obj;
+}
+
+/** Role, ClusterRole (rules), RoleBinding, ClusterRoleBinding (subjects, roleRef) of rbac.authorization.k8s.io/v1. */
+function decodeRbac(apiVersion: string, kind: string, f: Fields): Record<string, unknown> | undefined {
+  const obj: Record<string, unknown> = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
+  const pick = (m: Fields, names: readonly string[]): Record<string, unknown> =>
+    Object.fromEntries(names.map((n, i) => [n, str(m, i + 1)]).filter(([, v]) => v !== undefined));
+  if (kind === 'Role' || kind === 'ClusterRole') {
+    obj['rules'] = (f.get(2) ?? []).filter(Buffer.isBuffer).map((b) => {
+      const r = fields(b);
+      const rule: Record<string, string[]> = {};
+      ['verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'].forEach((n, i) => {
+        const v = strs(r, i + 1);
+        if (v.length) rule[n] = v;
+      });
+      return rule;
+    });
+    return obj;
+  }
+  if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
+    const subjects = (f.get(2) ?? []).filter(Buffer.isBuffer).map((b) => {
+      const subject = pick(fields(b), ['kind', 'apiGroup', 'name', 'namespace']);
+      // apiGroup and namespace are omitempty in JSON.
+      for (const k of ['apiGroup', 'namespace']) if (subject[k] === '') delete subject[k];
+      return subject;
+    });
+    if (subjects.length) obj['subjects'] = subjects;
+    obj['roleRef'] = pick(msg(f, 3) ?? new Map(), ['apiGroup', 'kind', 'name']);
+    return obj;
+  }
+  return undefined;
 }

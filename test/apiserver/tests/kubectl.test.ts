@@ -74,3 +74,14 @@ describe.skipIf(!hasKubectl)('kubectl against the test API server', () => {
     expect(await readFile(kubeconfig, 'utf8')).toContain('certificate-authority-data');
   });
 });
+
+describe.skipIf(!hasKubectl)('kubectl create of RBAC objects (protobuf bodies)', () => {
+  it('creates a Role and RoleBinding that authorize exactly what they say', async () => {
+    expect((await kubectl('create', 'role', 'r1', '-n', 'kubelings', '--verb=get', '--resource=configmaps', '--resource-name=x')).code).toBe(0);
+    expect((await kubectl('create', 'rolebinding', 'rb1', '-n', 'kubelings', '--role=r1', '--user=dev', '--serviceaccount=kubelings:op')).code).toBe(0);
+    const subjects = JSON.parse((await kubectl('get', 'rolebinding', 'rb1', '-n', 'kubelings', '-o', 'jsonpath={.subjects}')).stdout);
+    expect(subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'dev' }, { kind: 'ServiceAccount', name: 'op', namespace: 'kubelings' }]);
+    expect((await kubectl('auth', 'can-i', 'get', 'configmaps/x', '-n', 'kubelings', '--as=dev')).stdout.trim()).toBe('yes');
+    expect((await kubectl('auth', 'can-i', 'get', 'configmaps/y', '-n', 'kubelings', '--as=dev')).stdout.trim()).toBe('no');
+  });
+});
