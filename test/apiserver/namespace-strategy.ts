@@ -19,6 +19,15 @@ export function installNamespaceStrategy(store: RegistryStore): void {
       ns.status = { phase: 'Active' };
       obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
     },
+    // Only the finalize subresource changes spec.finalizers (namespaceStrategy.PrepareForUpdate).
+    prepareUpdate: (obj, old, subresource) => {
+      if (subresource === 'finalize') return;
+      const ns = obj as KubeObject & NamespaceShape;
+      const finalizers = (old as KubeObject & NamespaceShape).spec?.finalizers;
+      ns.spec = { ...ns.spec };
+      if (finalizers) ns.spec.finalizers = finalizers;
+      else delete ns.spec.finalizers;
+    },
     prepareDelete: (obj) => {
       (obj as KubeObject & NamespaceShape).status = { phase: 'Terminating' };
     },

@@ -45,6 +45,8 @@ export interface KindHooks {
   readonly validate?: KindValidator;
   /** Finalizers the kind adds on delete (CRD cleanup). */
   readonly deleteFinalizers?: readonly string[];
+  /** Mutates an update after the generic rules (`PrepareForUpdate`); `subresource` as requested. */
+  readonly prepareUpdate?: (obj: KubeObject, old: KubeObject, subresource: string | undefined) => void;
   /** Mutates an object being marked for deletion (namespace phase Terminating). */
   readonly prepareDelete?: (obj: KubeObject) => void;
   /** True when a deleting object must stay although metadata.finalizers is empty (namespace spec.finalizers). */
@@ -161,6 +163,7 @@ export class RegistryStore {
     const next = prepareUpdateMeta(type, body, old, opts.subresource);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     const hooks = this.#hooks.get(gr);
+    hooks?.prepareUpdate?.(next, old, opts.subresource);
     if (old.metadata.deletionTimestamp) {
       const added = (next.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
       if (added.length > 0) {

@@ -112,6 +112,15 @@ describe('garbage collection', () => {
     expect((await until(() => api('GET', `${CM}/dangling`), (r) => r.status === 404)).status).toBe(404);
   });
 
+  it('keeps spec.finalizers of a namespace unless written through /finalize', async () => {
+    const ns = (await api('POST', '/api/v1/namespaces', { metadata: { name: 'fin' } })).body;
+    expect(ns.spec.finalizers).toEqual(['kubernetes']);
+    const main = await api('PUT', '/api/v1/namespaces/fin', { ...ns, spec: { finalizers: [] } });
+    expect(main.body.spec.finalizers).toEqual(['kubernetes']);
+    const fin = await api('PUT', '/api/v1/namespaces/fin/finalize', { ...main.body, spec: { finalizers: [] } });
+    expect(fin.body.spec.finalizers).toEqual([]);
+  });
+
   it('empties and removes a deleted namespace', async () => {
     await api('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } });
     await api('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'x' } });
