@@ -10,7 +10,9 @@ const MIN_EXPIRATION_SECONDS = 600;
 
 /** Issues a token for a ServiceAccount; what `POST …/serviceaccounts/<name>/token` and the library call share. */
 export function issueToken(ctx: ServerContext, namespace: string, name: string, expirationSeconds = DEFAULT_EXPIRATION_SECONDS, audiences: readonly string[] = ['https://kubernetes.default.svc.cluster.local']): { token: string; expirationTimestamp: string } {
-  const sa = ctx.store.get({ ...(ctx.registry.get('', 'v1', 'serviceaccounts') as NonNullable<ReturnType<typeof ctx.registry.get>>) }, namespace, name);
+  const type = ctx.registry.get('', 'v1', 'serviceaccounts');
+  if (!type) throw new Error('serviceaccounts is not registered');
+  const sa = ctx.store.get(type, namespace, name);
   const now = ctx.clock.now();
   const token = ctx.auth.issueServiceAccountToken(namespace, name, sa.metadata.uid ?? '', now, expirationSeconds, audiences);
   return { token, expirationTimestamp: rfc3339(now + expirationSeconds * 1000) };
