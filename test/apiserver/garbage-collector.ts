@@ -1,7 +1,6 @@
 import type { KubeObject, OwnerReference } from '../../src/kube/object.ts';
 import type { Clock, TimerHandle } from '../../src/runtime/clock.ts';
-import { isNotFound } from '../../src/kube/api-status-error.ts';
-import { ApiStatusError } from '../../src/kube/api-status-error.ts';
+import { ApiStatusError, isNotFound } from '../../src/kube/api-status-error.ts';
 import { cloneJson } from './json-equal.ts';
 import type { RegistryStore } from './registry-store.ts';
 import type { ResourceRegistry } from './resource-registry.ts';

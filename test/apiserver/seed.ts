@@ -1,10 +1,10 @@
 import type { KubeObject } from '../../src/kube/object.ts';
 import type { RegistryStore } from './registry-store.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
+import type { ResourceType } from './resource-type.ts';
 
-function must(registry: ResourceRegistry, group: string, resource: string) {
-  const version = group === '' ? 'v1' : 'v1';
-  const t = registry.get(group, version, resource);
+function must(registry: ResourceRegistry, group: string, resource: string): ResourceType {
+  const t = registry.get(group, 'v1', resource);
   if (!t) throw new Error(`seed: resource ${group}/${resource} is not registered`);
   return t;
 }
