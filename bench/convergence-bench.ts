@@ -46,6 +46,12 @@ function span(writes: readonly RequestLogEntry[]): number {
 
 const statusWrites = (writes: readonly RequestLogEntry[]) => writes.filter((w) => w.subresource === 'status' && w.code < 300).length;
 
+/** CPU time (user + system) a process used so far, from /proc/<pid>/stat. */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
   return Math.round(Number(line?.match(/\d+/)?.[0] ?? 0) / 1024);
@@ -71,7 +77,7 @@ async function preparedCluster(n: number): Promise<Cluster> {
   return cluster;
 }
 
-async function controllerRun(bundle: string, n: number): Promise<{ writes: RequestLogEntry[]; wallMs: number; rss: number; debug: Record<string, number> }> {
+async function controllerRun(bundle: string, n: number): Promise<{ writes: RequestLogEntry[]; wallMs: number; rss: number; cpuMs: number; debug: Record<string, number> }> {
   const cluster = await preparedCluster(n);
   try {
     const startedAt = performance.now();
@@ -82,6 +88,7 @@ async function controllerRun(bundle: string, n: number): Promise<{ writes: Reque
     }
     const wallMs = Math.round(performance.now() - startedAt);
     const rss = rssMiB(controller.child.pid ?? 0);
+    const cpuMs = cpuMsOf(controller.child.pid ?? 0);
     await sleep(1_000);
     const debug: Record<string, number> = {};
     for (const e of cluster.server.requestLog.entries()) {
@@ -90,7 +97,7 @@ async function controllerRun(bundle: string, n: number): Promise<{ writes: Reque
     }
     const writes = writesIn(cluster, 'bench');
     await controller.stop();
-    return { writes, wallMs, rss, debug };
+    return { writes, wallMs, rss, cpuMs, debug };
   } finally {
     await cluster.stop();
   }
@@ -137,6 +144,7 @@ for (const n of sizes) {
     floorSelfReported: floor.selfReported,
     ratio: Number((controllerMs / floorMs).toFixed(3)),
     controllerRssMiB: controller.rss,
+    controllerCpuMsIncludingStartup: controller.cpuMs,
     ...(process.env['BENCH_DEBUG'] ? { requests: controller.debug } : {}),
   };
   results.push(result);

@@ -31,6 +31,7 @@ do {
 } while (continueToken);
 
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 let next = 0;
 const worker = async (): Promise<void> => {
   while (next < items.length) {
@@ -40,5 +41,6 @@ const worker = async (): Promise<void> => {
   }
 };
 await Promise.all(Array.from({ length: Number(values.concurrency ?? '4') }, worker));
-process.stdout.write(`${JSON.stringify({ objects: items.length, writes: 2 * items.length, ms: Math.round(performance.now() - started) })}\n`);
+const cpu = process.cpuUsage(cpuBefore);
+process.stdout.write(`${JSON.stringify({ objects: items.length, writes: 2 * items.length, ms: Math.round(performance.now() - started), cpuMs: Math.round((cpu.user + cpu.system) / 1000) })}\n`);
 client.close();

@@ -105,10 +105,16 @@ export class BackupScheduleReconciler {
     const schedule = this.#schedules.get(key);
     if (!schedule || schedule.metadata.deletionTimestamp) return { move: 'none', result: {} };
 
-    const errors = validateBackupSchedule(schedule);
-    if (errors.length > 0) return this.#invalid(schedule, errors);
-
-    const desired = buildCronJob(schedule, this.#image === undefined ? {} : { image: this.#image }) as KubeObject;
+    let desired: KubeObject;
+    try {
+      // buildCronJob validates the schedule itself (and throws when invalid); the field errors for the
+      // condition are computed only then, so a valid schedule is validated once per reconcile.
+      desired = buildCronJob(schedule, this.#image === undefined ? {} : { image: this.#image }) as KubeObject;
+    } catch (err) {
+      const errors = validateBackupSchedule(schedule);
+      if (errors.length > 0) return this.#invalid(schedule, errors);
+      throw err;
+    }
     const childKey = objectKey(desired.metadata);
     const child = this.#cronJobs.get(childKey);
 

@@ -87,6 +87,22 @@ class NamespacedInformers<T extends KubeObject> {
   }
 }
 
+/**
+ * Whether a BackupSchedule update can change what reconcile does (controller-runtime's
+ * GenerationChangedPredicate, without its flaw of swallowing resyncs). Status-only updates — above all
+ * the controller's own status write, one per object — keep `generation`, and reconcile reads nothing of
+ * a schedule that could have changed then (a status edited by hand is corrected at the next child event
+ * or resync). Resyncs deliver the same object twice and always pass.
+ */
+export function needsReconcile(old: KubeObject, updated: KubeObject): boolean {
+  return (
+    old === updated ||
+    old.metadata.generation !== updated.metadata.generation ||
+    old.metadata.uid !== updated.metadata.uid ||
+    old.metadata.deletionTimestamp !== updated.metadata.deletionTimestamp
+  );
+}
+
 /** Starts everything; see the module doc. */
 export async function startOperator(options: ControllerOptions, env: OperatorEnvironment): Promise<RunningOperator> {
   const { config, logger } = env;
@@ -157,6 +173,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   );
   const informers = [...schedules.all, ...cronJobs.all];
 
+  // The recorder is built before the controller it defers to.
+  let controllerRef: Controller | undefined;
   const events = new KubeEventRecorder({
     writer: {
       create: (event) => eventsApi.create(event),
@@ -166,6 +184,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     clock,
     onError: (err, event) => logger.warn({ err: String(err), event: objectKey(event.metadata) }, 'could not record event'),
     onDrop: (event) => logger.warn({ reason: event.reason }, 'event backlog full; dropping event'),
+    // Reconcile writes first: Events wait while keys are queued or being reconciled (at most 30 s).
+    deferWhile: () => controllerRef !== undefined && (controllerRef.activeWorkers > 0 || controllerRef.queue.len() > 0),
   });
   const reconciler = new BackupScheduleReconciler({
     schedules,
@@ -191,11 +211,14 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     clock,
   });
   const queue = controller.queue;
+  controllerRef = controller;
 
   for (const informer of schedules.all) {
     informer.addEventHandler({
       onAdd: (s) => queue.add(scheduleKey(s)),
-      onUpdate: (_old, s) => queue.add(scheduleKey(s)),
+      onUpdate: (old, s) => {
+        if (needsReconcile(old, s)) queue.add(scheduleKey(s));
+      },
       onDelete: (s) => queue.add(scheduleKey(s)),
     });
   }

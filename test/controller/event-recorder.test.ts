@@ -120,6 +120,36 @@ describe('KubeEventRecorder', () => {
     expect(dropped).toEqual(['4']);
   });
 
+  it('lets Events wait while the controller is busy, at most maxDeferMs', async () => {
+    const writer = new FakeEvents();
+    const clock = new FakeClock();
+    let busy = true;
+    const recorder = new KubeEventRecorder({ writer, clock, deferWhile: () => busy, maxDeferMs: 1_000, deferPollMs: 50 });
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    recorder.event(schedule, 'Normal', 'Created', 'first');
+    clock.step(500);
+    await settle();
+    expect(writer.created).toEqual([]);
+    busy = false;
+    clock.step(50);
+    await settle();
+    expect(writer.created.map((e) => e['message'])).toEqual(['first']);
+
+    busy = true;
+    recorder.event(schedule, 'Normal', 'Created', 'second');
+    for (let t = 0; t < 950; t += 50) {
+      clock.step(50);
+      await settle();
+    }
+    expect(writer.created).toHaveLength(1);
+    for (let t = 0; t < 100; t += 50) {
+      clock.step(50);
+      await settle();
+    }
+    expect(writer.created.map((e) => e['message'])).toEqual(['first', 'second']);
+  });
+
   it('reports a failed write to onError and never throws to the caller', async () => {
     const { recorder, errors } = setup();
     const failing = new KubeEventRecorder({ writer: { create: () => Promise.reject(new Error('forbidden')), patch: () => Promise.resolve() }, onError: (e) => errors.push(e) });
