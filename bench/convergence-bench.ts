@@ -77,7 +77,7 @@ async function preparedCluster(n: number): Promise<Cluster> {
   return cluster;
 }
 
-async function controllerRun(bundle: string, n: number): Promise<{ writes: RequestLogEntry[]; wallMs: number; rss: number; cpuMs: number; debug: Record<string, number> }> {
+async function controllerRun(bundle: string, n: number): Promise<{ writes: RequestLogEntry[]; wallMs: number; rss: number; rssSettled: number; cpuMs: number; debug: Record<string, number> }> {
   const cluster = await preparedCluster(n);
   try {
     const startedAt = performance.now();
@@ -96,8 +96,11 @@ async function controllerRun(bundle: string, n: number): Promise<{ writes: Reque
       debug[key] = (debug[key] ?? 0) + 1;
     }
     const writes = writesIn(cluster, 'bench');
+    // Settled memory: the deferred Events are out and the garbage of the burst collected.
+    await sleep(10_000);
+    const rssSettled = rssMiB(controller.child.pid ?? 0);
     await controller.stop();
-    return { writes, wallMs, rss, cpuMs, debug };
+    return { writes, wallMs, rss, rssSettled, cpuMs, debug };
   } finally {
     await cluster.stop();
   }
@@ -144,14 +147,15 @@ for (const n of sizes) {
     floorSelfReported: floor.selfReported,
     ratio: Number((controllerMs / floorMs).toFixed(3)),
     controllerRssMiB: controller.rss,
+    controllerRssMiBAfter10sIdle: controller.rssSettled,
     controllerCpuMsIncludingStartup: controller.cpuMs,
     ...(process.env['BENCH_DEBUG'] ? { requests: controller.debug } : {}),
   };
   results.push(result);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
-process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  controller RSS\n');
+process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  controller RSS (at convergence / 10 s later)\n');
 for (const r of results) {
-  process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${r['controllerRssMiB']} MiB\n`);
+  process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${r['controllerRssMiB']} / ${r['controllerRssMiBAfter10sIdle']} MiB\n`);
 }
 process.exit(0);
