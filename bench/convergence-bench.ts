@@ -25,7 +25,9 @@ import { buildBundle, ControllerProcess, CONTROLLER_USER, sleep, startCluster, t
 import { api, scheduleManifest } from '../test/e2e/scenarios.ts';
 import type { RequestLogEntry } from '../test/apiserver/index.ts';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string' }, concurrency: { type: 'string' }, repeat: { type: 'string' } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string' }, concurrency: { type: 'string' }, repeat: { type: 'string' }, 'controller-node-flags': { type: 'string' } } });
+// E.g. "--max-old-space-size=128" to see the controller under a container-like heap limit.
+const controllerNodeFlags = (values['controller-node-flags'] ?? '').split(' ').filter((f) => f !== '');
 // The machine is shared: each side runs `repeat` times, alternating, and the fastest run of each counts.
 const repeat = Number(values.repeat ?? '2');
 const sizes = (values.sizes ?? '1000,10000').split(',').map(Number);
@@ -81,7 +83,7 @@ async function controllerRun(bundle: string, n: number): Promise<{ writes: Reque
   const cluster = await preparedCluster(n);
   try {
     const startedAt = performance.now();
-    const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench', '--log-level=info']);
+    const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench', '--log-level=info'], controllerNodeFlags);
     while (statusWrites(writesIn(cluster, 'bench')) < n) {
       if (controller.child.exitCode !== null) throw new Error(`controller exited: ${controller.lines.slice(-10).join('\n')}`);
       await sleep(500);

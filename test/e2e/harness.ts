@@ -191,9 +191,9 @@ export class ControllerProcess {
   }
 
   /** Starts `node <bundle> <args>`; health and metrics listen on ephemeral ports unless `args` say otherwise. */
-  static start(bundle: string, args: readonly string[]): ControllerProcess {
+  static start(bundle: string, args: readonly string[], nodeArgs: readonly string[] = []): ControllerProcess {
     const defaults = ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--log-level=debug'];
-    const child = spawn(process.execPath, [bundle, ...defaults, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, bundle, ...defaults, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     return new ControllerProcess(child);
   }
 
