@@ -38,6 +38,8 @@ export async function bundleController(options: BundleOptions = {}): Promise<Bui
     // output keeps stack traces readable (function names and module comments survive).
     sourcemap: false,
     legalComments: 'none',
+    // Lets the entry point refuse what the bundle cannot do (--log-format=text: see `external`).
+    define: { 'process.env.BKS_BUNDLED': '"1"' },
     logLevel: 'warning',
     // CommonJS dependencies (pino, prom-client) call require() for Node built-ins; an ES module has none.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

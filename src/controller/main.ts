@@ -27,6 +27,11 @@ async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const { options } = command;
+  if (options.logFormat === 'text' && process.env['BKS_BUNDLED'] === '1') {
+    // pino-pretty runs in a worker thread that pino resolves by file path, which a single-file bundle lacks.
+    process.stderr.write('error: --log-format: "text" is not available in the bundled controller (the image); use json, or `npm run controller` from a checkout\n');
+    return 2;
+  }
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, base: { name: 'backupschedule-operator' } });
   let config: KubeConfig;
   try {
