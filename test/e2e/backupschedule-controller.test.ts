@@ -145,6 +145,16 @@ describe('the BackupSchedule controller', () => {
     await k.waitForReady('foreign', 'taken');
   });
 
+  it('keeps converging after the API server drops every watch and compacts its history (410 on re-watch)', async () => {
+    await k.createNamespace('rewatch');
+    cluster.server.compactHistory();
+    cluster.server.closeWatches();
+    await k.schedules.create(scheduleManifest('rewatch', 'nightly') as never);
+    await k.waitForReady('rewatch', 'nightly', undefined, 30_000);
+    await k.cronJobs.patch({ namespace: 'rewatch', name: 'nightly' }, { spec: { schedule: '* * * * *' } });
+    await k.waitForCronJob('rewatch', 'nightly', (c) => c.spec.schedule === '0 2 * * *', 30_000);
+  }, 40_000);
+
   it('converges when half of its writes are answered 409 Conflict', async () => {
     await k.createNamespace('conflicts');
     const rules = ['create', 'update'].map((verb) => cluster.server.faults.add({ verb, user: CONTROLLER_USER, namespace: 'conflicts', code: 409, fraction: 0.5 }));
