@@ -1,19 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { recordedCronJobRequestPodSpec, recordedDefaultedCronJob } from '../fixtures/k8s-reference.ts';
 import { cronJobDrift, mergeDesiredIntoObserved, parseQuantity } from '../../src/build/cronjob-diff.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 
 /** What a real kube-apiserver returned for a CronJob created from {@link requested} (recorded, v1.20). */
-const recorded = JSON.parse(
-  readFileSync(new URL('../../../shared/k8s-reference/cronjob-v1beta1-created-with-server-defaults.json', import.meta.url), 'utf8'),
-) as KubeObject;
+const recorded = recordedDefaultedCronJob();
 
 const owner = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'minimal', uid: 'u-1', controller: true, blockOwnerDeletion: true };
 
 /** The request behind the recording: the recorded object minus every server default. */
 function requested(): KubeObject {
   return {
-    apiVersion: 'batch/v1beta1',
+    apiVersion: 'batch/v1',
     kind: 'CronJob',
     metadata: { name: 'minimal', namespace: 'kubelings', labels: { 'app.kubernetes.io/name': 'backup' }, annotations: { 'kubelings.dev/owner': 'minimal' }, ownerReferences: [owner] },
     spec: {
@@ -21,24 +19,7 @@ function requested(): KubeObject {
       jobTemplate: {
         spec: {
           template: {
-            spec: {
-              volumes: [
-                { name: 'v', persistentVolumeClaim: { claimName: 'pvc' } },
-                { name: 's', secret: { secretName: 'x' } },
-                { name: 'cm', configMap: { name: 'y' } },
-              ],
-              containers: [
-                {
-                  name: 'c',
-                  image: 'busybox:1.36',
-                  command: ['sh', '-c', 'echo hi'],
-                  ports: [{ containerPort: 80 }],
-                  env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
-                  volumeMounts: [{ name: 'v', mountPath: '/b' }],
-                },
-              ],
-              restartPolicy: 'OnFailure',
-            },
+            spec: recordedCronJobRequestPodSpec(),
           },
         },
       },

@@ -4,6 +4,7 @@
  * the recorded cronjob-v1beta1-*.json (batch/v1 has the same spec defaults).
  */
 import { describe, expect, it } from 'vitest';
+import { recordedCronJobRequestPodSpec } from '../fixtures/k8s-reference.ts';
 import { failure, must, useCluster } from './harness.ts';
 
 const cluster = useCluster();
@@ -96,24 +97,7 @@ describe('built-in defaulting', () => {
         jobTemplate: {
           spec: {
             template: {
-              spec: {
-                volumes: [
-                  { name: 'v', persistentVolumeClaim: { claimName: 'pvc' } },
-                  { name: 's', secret: { secretName: 'x' } },
-                  { name: 'cm', configMap: { name: 'y' } },
-                ],
-                containers: [
-                  {
-                    name: 'c',
-                    image: 'busybox:1.36',
-                    command: ['sh', '-c', 'echo hi'],
-                    ports: [{ containerPort: 80 }],
-                    env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
-                    volumeMounts: [{ name: 'v', mountPath: '/b' }],
-                  },
-                ],
-                restartPolicy: 'OnFailure',
-              },
+              spec: recordedCronJobRequestPodSpec(),
             },
           },
         },

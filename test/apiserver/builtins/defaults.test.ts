@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/object.ts';
-import { loadReference } from '../schema/k8s-reference.ts';
+import { loadReference, recordedCronJobRequestPodSpec } from '../../fixtures/k8s-reference.ts';
 import { applyBuiltinDefaults } from './defaults.ts';
 import { prepareJobForCreate } from './job-selector.ts';
 import { imageTag } from './pod-defaults.ts';
@@ -15,24 +15,7 @@ const cronJob = (podSpec: Record<string, unknown>, schedule = '0 2 * * *'): Kube
 describe('applyBuiltinDefaults for CronJobs', () => {
   it('adds exactly the defaults of cronjob-v1beta1-created-with-server-defaults.json', () => {
     const recorded = loadReference<KubeObject>('cronjob-v1beta1-created-with-server-defaults.json');
-    const request = cronJob({
-      volumes: [
-        { name: 'v', persistentVolumeClaim: { claimName: 'pvc' } },
-        { name: 's', secret: { secretName: 'x' } },
-        { name: 'cm', configMap: { name: 'y' } },
-      ],
-      containers: [
-        {
-          name: 'c',
-          image: 'busybox:1.36',
-          command: ['sh', '-c', 'echo hi'],
-          ports: [{ containerPort: 80 }],
-          env: [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
-          volumeMounts: [{ name: 'v', mountPath: '/b' }],
-        },
-      ],
-      restartPolicy: 'OnFailure',
-    });
+    const request = cronJob(recordedCronJobRequestPodSpec());
     applyBuiltinDefaults('batch', 'cronjobs', request);
     expect(request['spec']).toEqual(recorded['spec']);
     expect(request['status']).toEqual(recorded['status']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, StatusCause } from '../../../src/kube/object.ts';
-import { loadReference } from '../schema/k8s-reference.ts';
+import { loadReference } from '../../fixtures/k8s-reference.ts';
 import { validateBuiltin } from './validate.ts';
 
 describe('validateBuiltin for core/v1 Events', () => {

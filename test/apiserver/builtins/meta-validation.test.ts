@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, ObjectMeta, StatusCause } from '../../../src/kube/object.ts';
-import { loadStatus } from '../schema/k8s-reference.ts';
+import { loadStatus } from '../../fixtures/k8s-reference.ts';
 import { validateObjectName } from './name-validation.ts';
 import { validateBuiltin } from './validate.ts';
 

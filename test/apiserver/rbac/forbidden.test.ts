@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadStatus } from '../schema/k8s-reference.ts';
+import { loadStatus } from '../../fixtures/k8s-reference.ts';
 import { forbiddenStatus } from './forbidden.ts';
 import type { AuthorizationAttributes } from './types.ts';
 

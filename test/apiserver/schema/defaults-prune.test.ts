@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCustomResource } from './defaults.ts';
-import { loadReference, widgetSchema } from './k8s-reference.ts';
+import { loadReference, widgetSchema } from '../../fixtures/k8s-reference.ts';
 import { pruneCustomResource } from './prune.ts';
 import type { JSONSchemaProps } from './types.ts';
 

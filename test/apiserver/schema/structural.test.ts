@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StatusCause } from '../../../src/kube/object.ts';
-import { widgetSchema } from './k8s-reference.ts';
+import { widgetSchema } from '../../fixtures/k8s-reference.ts';
 import { validateStructuralSchema } from './structural.ts';
 import type { JSONSchemaProps } from './types.ts';
 

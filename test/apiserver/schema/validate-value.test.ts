@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StatusCause } from '../../../src/kube/object.ts';
-import { loadStatus, widgetSchema } from './k8s-reference.ts';
+import { loadStatus, widgetSchema } from '../../fixtures/k8s-reference.ts';
 import type { JSONSchemaProps } from './types.ts';
 import { validateCustomResource } from './validate.ts';
 
