@@ -1,6 +1,6 @@
 /**
- * `npm run demo`: the whole operator without a cluster. Starts the test API server, applies dist/
- * (RBAC enforced), starts the controller bundle as its own process with its ServiceAccount's token,
+ * `npm run demo`: the whole operator without a cluster. Starts the test API server, applies dist/ then
+ * dist/examples/ (RBAC enforced), starts the controller bundle as its own process with its ServiceAccount's token,
  * waits until the example `kubelings/nightly-etcd` is Ready, prints what kubectl shows, and keeps
  * running so you can explore with kubectl. Ctrl-C stops everything.
  */
@@ -13,8 +13,8 @@ import { ControllerProcess, LEASE, startCluster } from '../test/e2e/harness.ts';
 import { api, readyOf } from '../test/e2e/scenarios.ts';
 
 const started = performance.now();
-process.stdout.write('Starting the test API server and applying dist/ ...\n');
-const [cluster] = await Promise.all([startCluster({ filter: (doc) => doc.kind !== 'Deployment' }), bundleController({ outfile: DEFAULT_BUNDLE })]);
+process.stdout.write('Starting the test API server and applying dist/ and dist/examples/ ...\n');
+const [cluster] = await Promise.all([startCluster({ examples: true }), bundleController({ outfile: DEFAULT_BUNDLE })]);
 const logPath = join(cluster.dir, 'controller.log');
 const controller = ControllerProcess.start(DEFAULT_BUNDLE, [
   '--kubeconfig', cluster.controllerKubeconfig,

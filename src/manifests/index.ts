@@ -5,6 +5,7 @@ export { LeaderLease, type LeaderLeaseProps } from './leader-lease.ts';
 export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, type ControllerDeploymentProps } from './controller-deployment.ts';
 export { ExampleSchedule, nightlyEtcd, type ExampleScheduleProps } from './example-schedule.ts';
 export { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
-export { synthesize, KUSTOMIZATION_FILE } from './synthesize.ts';
+export { ExampleChart } from './example-chart.ts';
+export { synthesize, EXAMPLES_DIR, KIND_ORDER, KUSTOMIZATION_FILE, type SynthesizedDir } from './synthesize.ts';
 export { SYNC_WAVE_ANNOTATION, SyncWave, syncWave } from './sync-wave.ts';
 export { toJsonSchemaProps } from './json-schema-props.ts';

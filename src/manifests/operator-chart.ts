@@ -4,7 +4,6 @@ import { k8s } from 'cdk8s-plus-28';
 import { DEFAULT_IMAGE, OPERATOR_NAME } from '../build/index.ts';
 import { ControllerDeployment } from './controller-deployment.ts';
 import { BackupScheduleCrd } from './crd.ts';
-import { ExampleSchedule } from './example-schedule.ts';
 import { LeaderLease } from './leader-lease.ts';
 import { OperatorRbac } from './operator-rbac.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
@@ -37,22 +36,28 @@ export interface OperatorChartProps {
    */
   readonly leaseName?: string;
   /**
-   * Include the example `kubelings/nightly-etcd` BackupSchedule and its Namespace.
+   * Also synthesize the example `kubelings/nightly-etcd` BackupSchedule and its Namespace (an
+   * `ExampleChart` written into dist/examples/ by `synthesize`; never part of this chart).
    * @default true
    */
   readonly includeExample?: boolean;
 }
 
 /**
- * Everything the operator needs in a cluster: Namespace, CRD, RBAC, Lease, controller Deployment and
- * (optionally) the example BackupSchedule. Names are explicit; nothing carries a cdk8s hash.
+ * Everything the operator needs in a cluster: Namespace, CRD, RBAC, Lease and controller Deployment.
+ * The example BackupSchedule is a separate chart (`ExampleChart`): it cannot be created by the
+ * same `kubectl create -f` as its CRD. Names are explicit; nothing carries a cdk8s hash.
  */
 export class OperatorChart extends Chart {
+  /** The labels on every object of the chart. */
+  public readonly commonLabels: Readonly<Record<string, string>>;
+
   public constructor(scope: Construct, id: string, props: OperatorChartProps = {}) {
     super(scope, id, { disableResourceNameHashes: true });
     const namespace = props.namespace ?? 'backupschedule-system';
     const leaseName = props.leaseName ?? `${OPERATOR_NAME}-leader`;
     const labels = { 'app.kubernetes.io/part-of': OPERATOR_NAME, 'app.kubernetes.io/managed-by': 'cdk8s' };
+    this.commonLabels = labels;
     new k8s.KubeNamespace(this, 'Namespace', {
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
@@ -70,6 +75,5 @@ export class OperatorChart extends Chart {
       watchedNamespaces: props.watchedNamespaces ?? [],
       labels,
     });
-    if (props.includeExample ?? true) new ExampleSchedule(this, 'Example', { labels });
   }
 }

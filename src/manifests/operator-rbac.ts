@@ -19,14 +19,15 @@ export interface OperatorRbacProps {
 }
 
 /**
- * The rules of the controller's ClusterRole: exactly the calls it makes (DESIGN.md §5). Status and
+ * The rules of the controller's ClusterRole: exactly the calls it makes (DESIGN.md §5). BackupSchedules
+ * are only listed and watched (the informer cache answers every read, so no `get`). Status and
  * CronJobs are written with PUT (`update`, carrying resourceVersion), never PATCH; no `delete` on
  * CronJobs (the garbage collector follows the ownerReference); `backupschedules/finalizers: update` is
  * required to set `blockOwnerDeletion` where OwnerReferencesPermissionEnforcement is on. Events are
  * core/v1 Events. A ClusterRole even when namespaces are restricted: simpler, one object.
  */
 export const CLUSTER_RULES: readonly k8s.PolicyRule[] = [
-  { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['list', 'watch'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
   { apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['list', 'watch', 'create', 'update'] },

@@ -1,51 +1,111 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, YamlOutputType } from 'cdk8s';
-import { parse, stringify } from 'yaml';
+import { App, Chart, Yaml } from 'cdk8s';
+import { stringify } from 'yaml';
+import { ExampleChart } from './example-chart.ts';
 import { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
 import { SYNC_WAVE_ANNOTATION } from './sync-wave.ts';
 
-/** File name of the kustomization written next to the manifests. */
-export const KUSTOMIZATION_FILE = 'kustomization.yaml';
+/**
+ * File name of the kustomization written next to the manifests, in dist/ and dist/examples/.
+ *
+ * `Kustomization` (no extension) is one of the three names kustomize, Argo CD and Flux recognise
+ * (`kustomization.yaml`, `kustomization.yml`, `Kustomization`). It is the only one that does not break
+ * `kubectl create|apply -f dist/`: kubectl reads every `.yaml`/`.yml`/`.json` file of a directory and
+ * maps every object before creating any, so a `kustomization.yaml` fails the whole command with
+ * "no matches for kind Kustomization in version kustomize.config.k8s.io/v1beta1"; files without one of
+ * those extensions are skipped when kubectl walks a directory.
+ */
+export const KUSTOMIZATION_FILE = 'Kustomization';
+
+/** Sub-folder of the example BackupSchedule (and its Namespace). */
+export const EXAMPLES_DIR = 'examples';
+
+/**
+ * Kinds in the order they must be created within one sync wave: what others live in or refer to first.
+ * Kinds not listed come after these, by name.
+ */
+export const KIND_ORDER: readonly string[] = [
+  'Namespace',
+  'CustomResourceDefinition',
+  'ServiceAccount',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+  'Lease',
+  'Deployment',
+];
 
 interface Manifest {
   readonly kind: string;
-  readonly metadata: { readonly annotations?: Record<string, string> };
+  readonly metadata: { readonly name: string; readonly annotations?: Record<string, string> };
+}
+
+/** One synthesized folder: the manifest file names in apply order (= lexical order). */
+export interface SynthesizedDir {
+  /** Folder, relative to the synth output. */
+  readonly dir: string;
+  /** Manifest file names, in apply order; the kustomization lists them in this order. */
+  readonly files: readonly string[];
+}
+
+/** Sort key of a manifest: Argo CD sync wave, then {@link KIND_ORDER}, then kind and name. */
+function compareManifests(a: Manifest, b: Manifest): number {
+  const wave = (m: Manifest): number => Number(m.metadata.annotations?.[SYNC_WAVE_ANNOTATION] ?? '0');
+  const rank = (m: Manifest): number => {
+    const i = KIND_ORDER.indexOf(m.kind);
+    return i === -1 ? KIND_ORDER.length : i;
+  };
+  const text = (m: Manifest): string => `${m.kind}/${m.metadata.name}`;
+  return wave(a) - wave(b) || rank(a) - rank(b) || (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0);
 }
 
 /**
- * Synthesizes the operator into `outdir`: one file per object named `<Kind>.<name>.yaml` (cdk8s
- * FILE_PER_RESOURCE), then `kustomization.yaml` listing every file ordered by Argo CD sync wave and
- * file name. Old `*.yaml` files in `outdir` are removed first (`npm run synth` does not wipe the folder
- * the way `cdk8s synth` does). Deterministic: same props, same bytes.
- * @returns the manifest file names, in kustomization order.
+ * Writes one chart's objects into `dir`, one per file named `<NN>-<kind>-<name>.yaml` with NN the apply
+ * position, so that `kubectl create -f <dir>` (which reads a directory in lexical file order) creates a
+ * Namespace before what lives in it; then the kustomization listing the same files in the same order.
  */
-export function synthesize(outdir: string, props: OperatorChartProps = {}): string[] {
-  mkdirSync(outdir, { recursive: true });
-  for (const file of readdirSync(outdir)) {
-    if (file.endsWith('.yaml')) rmSync(join(outdir, file));
-  }
-  const app = new App({ outdir, yamlOutputType: YamlOutputType.FILE_PER_RESOURCE, outputFileExtension: '.yaml' });
-  new OperatorChart(app, 'backupschedule-operator', props);
-  app.synth();
-
-  const wave = (file: string): number => {
-    const manifest = parse(readFileSync(join(outdir, file), 'utf8')) as Manifest;
-    return Number(manifest.metadata.annotations?.[SYNC_WAVE_ANNOTATION] ?? '0');
-  };
-  const files = readdirSync(outdir)
-    .filter((f) => f.endsWith('.yaml') && f !== KUSTOMIZATION_FILE)
-    .map((file) => ({ file, wave: wave(file) }))
-    .sort((a, b) => a.wave - b.wave || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
-    .map((entry) => entry.file);
-  const kustomization = {
-    apiVersion: 'kustomize.config.k8s.io/v1beta1',
-    kind: 'Kustomization',
-    resources: files,
-  };
+function writeChart(chart: Chart, dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const manifests = (chart.toJson() as Manifest[]).slice().sort(compareManifests);
+  const width = Math.max(2, String(manifests.length - 1).length);
+  const files = manifests.map((m, i) => `${String(i).padStart(width, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`);
+  manifests.forEach((m, i) => writeFileSync(join(dir, files[i] ?? ''), Yaml.stringify(m)));
+  const kustomization = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: files };
   writeFileSync(
-    join(outdir, KUSTOMIZATION_FILE),
-    `# Generated by \`npm run synth\` (src/manifests/synthesize.ts). Do not edit.\n${stringify(kustomization)}`,
+    join(dir, KUSTOMIZATION_FILE),
+    `# Generated by \`npm run synth\` (src/manifests/synthesize.ts). Do not edit.\n` +
+      `# Named \`Kustomization\` (no extension) so that \`kubectl create -f\` of this folder skips it.\n${stringify(kustomization)}`,
   );
   return files;
+}
+
+/** Removes what an earlier synth wrote into `outdir` (`npm run synth` does not wipe it the way `cdk8s synth` does). */
+function clean(outdir: string): void {
+  if (!existsSync(outdir)) return;
+  rmSync(join(outdir, EXAMPLES_DIR), { recursive: true, force: true });
+  for (const file of readdirSync(outdir)) {
+    if (file.endsWith('.yaml') || file.endsWith('.yml') || file === KUSTOMIZATION_FILE) rmSync(join(outdir, file));
+  }
+}
+
+/**
+ * Synthesizes the operator into `outdir` and the example BackupSchedule into `outdir/examples/`
+ * (unless `props.includeExample` is false). The example lives apart because kubectl maps every object
+ * of a `kubectl create|apply -f` before creating any, so a custom resource cannot be created in the
+ * same invocation as its CRD ("resource mapping not found … ensure CRDs are installed first"), and
+ * `kubectl -f <dir>` without `-R` does not descend into sub-folders. Deterministic: same props, same bytes.
+ * @returns the folders written with their manifest file names, in apply order.
+ */
+export function synthesize(outdir: string, props: OperatorChartProps = {}): SynthesizedDir[] {
+  clean(outdir);
+  const app = new App({ outdir });
+  const operator = new OperatorChart(app, 'backupschedule-operator', props);
+  const example = (props.includeExample ?? true) ? new ExampleChart(app, 'examples', { labels: operator.commonLabels }) : undefined;
+  // Resolves dependencies and runs every construct's validation, as `app.synth()` would.
+  app.synthYaml();
+  const out: SynthesizedDir[] = [{ dir: '.', files: writeChart(operator, outdir) }];
+  if (example) out.push({ dir: EXAMPLES_DIR, files: writeChart(example, join(outdir, EXAMPLES_DIR)) });
+  return out;
 }

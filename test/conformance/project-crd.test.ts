@@ -2,7 +2,7 @@
  * The project's own CRD and manifests from dist/ (written by `npm run synth`): the CRD is accepted and
  * served, the example BackupSchedule passes strict validation, the printer columns appear, an invalid
  * BackupSchedule is a 422 naming the field, and — on the test server only, since it installs
- * cluster-wide objects — `kubectl create` of every dist/ manifest succeeds.
+ * cluster-wide objects — `kubectl create` of every dist/ manifest, then of dist/examples/, succeeds.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,8 +15,12 @@ import { eventually, isRealCluster, must, useCluster, type Doc } from './harness
 
 const cluster = useCluster();
 const distDir = join(import.meta.dirname, '..', '..', 'dist');
-const manifests = existsSync(distDir) ? readdirSync(distDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml') : [];
-const docs = manifests.map((f) => ({ file: f, doc: parse(readFileSync(join(distDir, f), 'utf8')) as Doc }));
+const examplesDir = join(distDir, 'examples');
+/** The `.yaml` files directly in `dir`, in name order: what `kubectl create -f <dir>` reads. */
+const yamlFiles = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => join(dir, f)) : []);
+// The operator in dist/, the example BackupSchedule in dist/examples/ (applied after its CRD exists).
+const manifests = [...yamlFiles(distDir), ...yamlFiles(examplesDir)];
+const docs = manifests.map((f) => ({ file: f, doc: parse(readFileSync(f, 'utf8')) as Doc }));
 const crd = docs.find((d) => d.doc.kind === 'CustomResourceDefinition')?.doc;
 const example = docs.find((d) => crd && d.doc.kind === (crd.spec as { names: { kind: string } }).names.kind)?.doc;
 const run = promisify(execFile);
@@ -89,13 +93,15 @@ describe.skipIf(!crd || !example)('project CRD from dist/ (skipped: dist/ has no
       }
     };
 
-    it('creates every dist/ manifest except the CRD already installed, then lists them with printer columns', async () => {
-      // The order of kustomization.yaml (Namespaces, CRD, RBAC, …, example last).
-      const kustomization = parse(readFileSync(join(distDir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-      const files = kustomization.resources.filter((f) => f !== manifests.find((m) => docs.find((d) => d.file === m)?.doc.kind === 'CustomResourceDefinition'));
-      const res = await kubectl('create', ...files.flatMap((f) => ['-f', join(distDir, f)]));
+    it('creates every dist/ manifest but the CRD already installed, then dist/examples/, and lists them with printer columns', async () => {
+      // File name order is apply order (Namespace first); the example needs the CRD, so it is a second call.
+      const operatorFiles = yamlFiles(distDir).filter((f) => docs.find((d) => d.file === f)?.doc.kind !== 'CustomResourceDefinition');
+      const res = await kubectl('create', ...operatorFiles.flatMap((f) => ['-f', f]));
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
+      const examples = await kubectl('create', '-f', examplesDir);
+      expect(examples.stderr).toBe('');
+      expect(examples.code).toBe(0);
       const got = await kubectl('get', spec.names.plural, '-A');
       expect(got.code, got.stderr).toBe(0);
       const [header, row] = got.stdout.trim().split('\n');

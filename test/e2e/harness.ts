@@ -40,17 +40,28 @@ const KINDS: Readonly<Record<string, ResourceType>> = {
   Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
+  Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   Event: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   BackupSchedule: BACKUP_SCHEDULES,
   CronJob: CRON_JOBS,
 };
 
-/** The objects of dist/, in kustomization.yaml order (CRD before the example). */
-export function distDocuments(): KubeObject[] {
-  const kustomization = parseAllDocuments(readFileSync(join(DIST, 'kustomization.yaml'), 'utf8'))[0]?.toJS() as { resources: string[] };
+/** The objects of the manifest files `folder`'s `Kustomization` lists, in its order (= file name order). */
+function kustomizationDocuments(folder: string): KubeObject[] {
+  const kustomization = parseAllDocuments(readFileSync(join(folder, 'Kustomization'), 'utf8'))[0]?.toJS() as { resources: string[] };
   return kustomization.resources.flatMap((file) =>
-    parseAllDocuments(readFileSync(join(DIST, file), 'utf8')).map((doc) => doc.toJS() as KubeObject).filter((o) => o !== null),
+    parseAllDocuments(readFileSync(join(folder, file), 'utf8')).map((doc) => doc.toJS() as KubeObject).filter((o) => o !== null),
   );
+}
+
+/** The objects of dist/ in apply order (Namespace, CRD, RBAC, Lease, Deployment); not the example. */
+export function distDocuments(): KubeObject[] {
+  return kustomizationDocuments(DIST);
+}
+
+/** The objects of dist/examples/ in apply order: the example Namespace, then `nightly-etcd`. */
+export function exampleDocuments(): KubeObject[] {
+  return kustomizationDocuments(join(DIST, 'examples'));
 }
 
 /** A typed client for one of the kinds dist/ contains. */
@@ -61,12 +72,12 @@ export function clientFor<T extends KubeObject = KubeObject>(client: KubeClient,
 }
 
 /**
- * Creates `docs` in order. Deployments are skipped: the test API server serves no apps/v1, and the
- * controller runs as a local process instead. A create answered 404 (a CRD not served yet) is retried.
+ * Creates `docs` in order. The Deployment is stored like any object (the test API server serves apps/v1)
+ * but nothing runs it: no ReplicaSets or Pods; the tests start the controller as a local process. A
+ * create answered 404 (a CRD not served yet) is retried.
  */
 export async function applyDocuments(client: KubeClient, docs: readonly KubeObject[]): Promise<void> {
   for (const doc of docs) {
-    if (doc.kind === 'Deployment') continue;
     const resource = clientFor(client, doc.kind ?? '');
     for (let attempt = 0; ; attempt++) {
       try {
@@ -126,21 +137,30 @@ export interface Cluster {
 
 /** Options for {@link startCluster}. */
 export interface ClusterOptions {
-  /** Filters the objects of dist/ before they are applied. @default all but Deployments and the example */
+  /**
+   * Also apply dist/examples/ (the example `kubelings/nightly-etcd`) after dist/.
+   * @default false
+   */
+  readonly examples?: boolean;
+  /** Filters the objects to apply. @default all of dist/ (and dist/examples/ with `examples`) */
   readonly filter?: (doc: KubeObject) => boolean;
   /** Rewrites objects of dist/ before they are applied (e.g. RBAC minus one rule). @default none */
   readonly rewrite?: (doc: KubeObject) => KubeObject;
 }
 
-/** Starts the API server, applies dist/ (without the example unless `filter` keeps it), mints the SA token. */
+/**
+ * Starts the API server, applies dist/ (and dist/examples/ with `examples`), mints the SA token. The
+ * server runs the OwnerReferencesPermissionEnforcement admission plugin, as OpenShift does: the
+ * controller must be allowed to set `blockOwnerDeletion` on its CronJobs.
+ */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const server = await startTestApiServer();
+  const server = await startTestApiServer({ enforceOwnerReferencePermissions: true });
   const dir = mkdtempSync(join(tmpdir(), 'bks-e2e-'));
   const adminKubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(adminKubeconfig, server.kubeconfig());
   const admin = clientFromKubeconfig(server.kubeconfig());
-  const filter = options.filter ?? ((doc: KubeObject) => doc.kind !== 'BackupSchedule');
-  const docs = distDocuments().filter(filter).map(options.rewrite ?? ((d) => d));
+  const all = [...distDocuments(), ...(options.examples === true ? exampleDocuments() : [])];
+  const docs = all.filter(options.filter ?? (() => true)).map(options.rewrite ?? ((d) => d));
   await applyDocuments(admin, docs);
   // The CRD is served once established; tests create BackupSchedules right away.
   await waitFor('the BackupSchedule CRD to be served', () => clientFor(admin, 'BackupSchedule').list({ limit: 1 }).then(() => true), 10_000);

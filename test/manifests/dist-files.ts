@@ -7,19 +7,26 @@ import { parse } from 'yaml';
 
 /** dist/ of the repository. */
 export const DIST_DIR = new URL('../../dist/', import.meta.url).pathname;
+/** dist/examples/ of the repository: the example BackupSchedule and its Namespace. */
+export const DIST_EXAMPLES_DIR = new URL('../../dist/examples/', import.meta.url).pathname;
 
 /** A manifest as parsed from YAML. */
 export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [key: string]: unknown };
 
-/** Every `*.yaml` file in `dir` except kustomization.yaml, parsed, keyed by file name. */
+/** Every `*.yaml` file directly in `dir` (what `kubectl create -f <dir>` reads), parsed, keyed by file name, in name order. */
 export function readManifests(dir: string = DIST_DIR): Map<string, Manifest> {
   const out = new Map<string, Manifest>();
   for (const file of readdirSync(dir).sort()) {
-    if (file.endsWith('.yaml') && file !== 'kustomization.yaml') {
+    if (file.endsWith('.yaml')) {
       out.set(file, parse(readFileSync(join(dir, file), 'utf8')) as Manifest);
     }
   }
   return out;
+}
+
+/** The `resources` of the kustomization file (`Kustomization`) in `dir`. */
+export function readKustomization(dir: string = DIST_DIR): string[] {
+  return (parse(readFileSync(join(dir, 'Kustomization'), 'utf8')) as { resources: string[] }).resources;
 }
 
 /** The CRD's `openAPIV3Schema`, read from the synthesized CRD in `dir`. */

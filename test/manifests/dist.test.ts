@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Lease } from 'kubernetes-models/coordination.k8s.io/v1/Lease';
@@ -9,10 +9,9 @@ import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { validateBackupSchedule } from '../../src/api/index.ts';
 import { SYNC_WAVE_ANNOTATION } from '../../src/manifests/index.ts';
-import { crdValidator, DIST_DIR, readManifests, type Manifest } from './dist-files.ts';
+import { crdValidator, DIST_DIR, DIST_EXAMPLES_DIR, readKustomization, readManifests, type Manifest } from './dist-files.ts';
 
 /** kubernetes-models classes by kind: their validate() checks the official OpenAPI schema. */
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
@@ -27,12 +26,33 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   ServiceAccount,
 };
 
-const manifests = [...readManifests().entries()];
+const operator = [...readManifests().entries()];
+const examples = [...readManifests(DIST_EXAMPLES_DIR).entries()];
+const manifests = [...operator, ...examples];
+
+/** `NN-<kind>-<name>.yaml`: NN is the position in the folder. */
+const fileName = (m: Manifest, index: number): string => `${String(index).padStart(2, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`;
 
 describe('dist/', () => {
-  it('holds one file per object, named <Kind>.<name>.yaml', () => {
-    expect(manifests.length).toBe(11);
-    for (const [file, m] of manifests) expect(file).toBe(`${m.kind}.${m.metadata.name}.yaml`);
+  it('holds one file per object named NN-<kind>-<name>.yaml in apply order: Namespace, CRD, ServiceAccount, RBAC, Lease, Deployment', () => {
+    expect(operator.map(([, m]) => m.kind)).toEqual([
+      'Namespace',
+      'CustomResourceDefinition',
+      'ServiceAccount',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Role',
+      'RoleBinding',
+      'Lease',
+      'Deployment',
+    ]);
+    operator.forEach(([file, m], i) => expect(file).toBe(fileName(m, i)));
+  });
+
+  it('keeps the example (its Namespace, then the BackupSchedule) in dist/examples/, out of `kubectl create -f dist/`', () => {
+    expect(examples.map(([file]) => file)).toEqual(['00-namespace-kubelings.yaml', '01-backupschedule-nightly-etcd.yaml']);
+    examples.forEach(([file, m], i) => expect(file).toBe(fileName(m, i)));
+    expect(operator.some(([, m]) => m.kind === 'BackupSchedule')).toBe(false);
   });
 
   it.each(manifests.filter(([, m]) => m.kind !== 'BackupSchedule'))('%s is valid against the Kubernetes OpenAPI schema', (_file, m) => {
@@ -42,21 +62,21 @@ describe('dist/', () => {
   });
 
   it('holds an example BackupSchedule valid for the CRD schema and validateBackupSchedule', () => {
-    const examples = manifests.filter(([, m]) => m.kind === 'BackupSchedule').map(([, m]) => m);
-    expect(examples.map((m) => `${m.metadata.namespace}/${m.metadata.name}`)).toEqual(['kubelings/nightly-etcd']);
+    const schedules = examples.filter(([, m]) => m.kind === 'BackupSchedule').map(([, m]) => m);
+    expect(schedules.map((m) => `${m.metadata.namespace}/${m.metadata.name}`)).toEqual(['kubelings/nightly-etcd']);
     const validate = crdValidator();
-    for (const m of examples) {
+    for (const m of schedules) {
       expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
       expect(validateBackupSchedule(m)).toEqual([]);
     }
   });
 
-  it('lists every file in kustomization.yaml, the CRD before the example', () => {
-    const kustomization = parse(readFileSync(`${DIST_DIR}kustomization.yaml`, 'utf8')) as { resources: string[] };
-    expect([...kustomization.resources].sort()).toEqual(manifests.map(([f]) => f).sort());
-    const crd = kustomization.resources.findIndex((f) => f.startsWith('CustomResourceDefinition.'));
-    const example = kustomization.resources.findIndex((f) => f.startsWith('BackupSchedule.'));
-    expect(crd).toBeLessThan(example);
+  it.each([
+    ['dist/', DIST_DIR, operator],
+    ['dist/examples/', DIST_EXAMPLES_DIR, examples],
+  ] as const)('lists every file of %s in its Kustomization, in file order, and nothing with a .yaml/.yml/.json name that kubectl -f would read', (_name, dir, files) => {
+    expect(readKustomization(dir)).toEqual(files.map(([f]) => f));
+    expect(readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f) && !files.some(([m]) => m === f))).toEqual([]);
   });
 
   it('orders objects with Argo CD sync waves: namespaces, CRD, RBAC and Lease, controller, example', () => {
@@ -74,6 +94,8 @@ describe('dist/', () => {
       Deployment: 1,
       BackupSchedule: 2,
     });
+    const operatorWaves = operator.map(([, m]) => wave(m));
+    expect(operatorWaves, 'file order follows the sync waves').toEqual([...operatorWaves].sort((a, b) => a - b));
   });
 
   it('carries no cdk8s hash suffixes or construct-address labels', () => {
@@ -85,7 +107,7 @@ describe('dist/', () => {
 });
 
 describe('the CRD in dist/', () => {
-  const crdText = readFileSync(`${DIST_DIR}CustomResourceDefinition.backupschedules.kubelings.dev.yaml`, 'utf8');
+  const crdText = readFileSync(`${DIST_DIR}01-customresourcedefinition-backupschedules.kubelings.dev.yaml`, 'utf8');
 
   it('holds the full schema in the YAML: CEL rules, list types, defaults, printer columns', () => {
     expect(crdText.match(/x-kubernetes-validations:/g)?.length).toBe(4);

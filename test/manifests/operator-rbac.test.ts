@@ -15,7 +15,7 @@ describe('OperatorRbac', () => {
   it('grants exactly the verbs the controller uses (DESIGN.md §5)', () => {
     const rules = byKind('ClusterRole')['rules'].map((r: any) => `${r.apiGroups[0]}/${r.resources[0]}: ${r.verbs.join(',')}`);
     expect(rules).toEqual([
-      'kubelings.dev/backupschedules: get,list,watch',
+      'kubelings.dev/backupschedules: list,watch',
       'kubelings.dev/backupschedules/status: update',
       'kubelings.dev/backupschedules/finalizers: update',
       'batch/cronjobs: list,watch,create,update',

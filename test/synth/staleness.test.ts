@@ -1,12 +1,20 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GENERATED_TYPES_PATH, generateTypes } from '../../src/api/generate-types.ts';
 import { synthesize } from '../../src/manifests/index.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DIST = join(ROOT, 'dist');
+
+/** Every file under `dir` (sub-folders such as examples/ included), as sorted relative paths. */
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}
 
 describe('committed generated files', () => {
   it(`${GENERATED_TYPES_PATH} matches the schema (run \`npm run import\` if not)`, async () => {
@@ -18,10 +26,14 @@ describe('committed generated files', () => {
     const fresh = mkdtempSync(join(tmpdir(), 'synth-'));
     afterAll(() => rmSync(fresh, { recursive: true, force: true }));
     synthesize(fresh);
-    const freshFiles = readdirSync(fresh).sort();
+    const freshFiles = listFiles(fresh);
 
-    it('has exactly the files of a fresh synth (run `npm run synth` if not)', () => {
-      expect(readdirSync(DIST).sort(), 'dist/ is stale: run `npm run synth`').toEqual(freshFiles);
+    it('writes the example into examples/ (a fresh synth has it)', () => {
+      expect(freshFiles.filter((f) => f.startsWith('examples/'))).toEqual(['examples/00-namespace-kubelings.yaml', 'examples/01-backupschedule-nightly-etcd.yaml', 'examples/Kustomization']);
+    });
+
+    it('has exactly the files of a fresh synth, examples/ included (run `npm run synth` if not)', () => {
+      expect(listFiles(DIST), 'dist/ is stale: run `npm run synth`').toEqual(freshFiles);
     });
 
     it.each(freshFiles)('%s is byte-identical to a fresh synth (run `npm run synth` if not)', (file) => {
