@@ -83,6 +83,9 @@ function at(value: unknown, path: readonly string[]): unknown {
   return current;
 }
 
+// Compiled once: no flags, so test() keeps no state between calls.
+const DNS1123_SUBDOMAIN_RE = new RegExp(DNS1123_SUBDOMAIN);
+
 const fieldError = (field: string, problem: string): FieldError => ({ field, message: `${field}: ${problem}` });
 
 /**
@@ -108,7 +111,7 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
   const name = at(obj, ['metadata', 'name']);
   if (typeof name !== 'string' || name === '') {
     errors.push(fieldError('metadata.name', 'is required'));
-  } else if (name.length > 253 || !new RegExp(DNS1123_SUBDOMAIN).test(name)) {
+  } else if (name.length > 253 || !DNS1123_SUBDOMAIN_RE.test(name)) {
     errors.push(fieldError('metadata.name', 'must be a DNS-1123 subdomain of at most 253 characters'));
   }
 
@@ -125,18 +128,25 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
 
   const schedule = at(obj, ['spec', 'schedule']);
   if (typeof schedule === 'string' && schemaValid('spec.schedule')) {
-    try {
-      // cron-parser lacks @midnight, which robfig/cron (the CronJob controller's parser) accepts as @daily.
-      CronExpressionParser.parse(schedule === '@midnight' ? '@daily' : schedule, { strict: false });
-    } catch (error) {
-      errors.push(fieldError('spec.schedule', `invalid cron expression ${JSON.stringify(schedule)}: ${(error as Error).message}`));
-    }
+    const problem = cronProblems.get(schedule, cronProblem);
+    if (problem !== undefined) errors.push(fieldError('spec.schedule', `invalid cron expression ${JSON.stringify(schedule)}: ${problem}`));
   }
   const timeZone = at(obj, ['spec', 'timeZone']);
-  if (typeof timeZone === 'string' && schemaValid('spec.timeZone') && !isKnownTimeZone(timeZone)) {
+  if (typeof timeZone === 'string' && schemaValid('spec.timeZone') && !knownTimeZones.get(timeZone, isKnownTimeZone)) {
     errors.push(fieldError('spec.timeZone', `unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "Europe/Berlin"`));
   }
   return errors;
+}
+
+/** The parser's complaint about a cron expression, or undefined when it parses. */
+function cronProblem(schedule: string): string | undefined {
+  try {
+    // cron-parser lacks @midnight, which robfig/cron (the CronJob controller's parser) accepts as @daily.
+    CronExpressionParser.parse(schedule === '@midnight' ? '@daily' : schedule, { strict: false });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function isKnownTimeZone(name: string): boolean {
@@ -147,3 +157,32 @@ function isKnownTimeZone(name: string): boolean {
     return false;
   }
 }
+
+/**
+ * A bounded memo of a pure function of a string: the controller validates every schedule on every
+ * reconcile, and parsing a cron expression (~100 µs) or building an Intl formatter costs more than the
+ * rest of the validation, while thousands of schedules share a handful of expressions and zones. When
+ * full, the oldest entry goes (Map keeps insertion order), so arbitrary input cannot grow it.
+ */
+class BoundedMemo<V> {
+  readonly #entries = new Map<string, V>();
+  readonly #max: number;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string, compute: (key: string) => V): V {
+    if (this.#entries.has(key)) return this.#entries.get(key) as V;
+    const value = compute(key);
+    if (this.#entries.size >= this.#max) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done !== true) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, value);
+    return value;
+  }
+}
+
+const cronProblems = new BoundedMemo<string | undefined>(1_024);
+const knownTimeZones = new BoundedMemo<boolean>(1_024);
