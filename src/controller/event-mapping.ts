@@ -4,7 +4,7 @@
  */
 import { API_GROUP, KIND } from '../api/index.ts';
 import { controllerOf, objectKey, type KubeObject } from '../kube/object.ts';
-import { StringInterner } from './string-interner.ts';
+import { StringInterner } from '../runtime/string-interner.ts';
 
 /** One interner for both caches: schedules and their children share most values. */
 const interner = new StringInterner();
@@ -40,7 +40,7 @@ export function stripSchedule<T extends KubeObject>(obj: T): T {
     const { [LAST_APPLIED_ANNOTATION]: _applied, ...annotations } = metadata.annotations;
     metadata.annotations = annotations;
   }
-  return interner.deep({ ...obj, metadata });
+  return interner.internDeep({ ...obj, metadata });
 }
 
 /**
@@ -50,5 +50,5 @@ export function stripSchedule<T extends KubeObject>(obj: T): T {
  */
 export function stripCronJob<T extends KubeObject>(obj: T): T {
   const { managedFields: _managed, ...metadata } = obj.metadata;
-  return interner.deep({ ...obj, metadata });
+  return interner.internDeep({ ...obj, metadata });
 }

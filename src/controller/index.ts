@@ -12,4 +12,3 @@ export { LAST_APPLIED_ANNOTATION, ownerScheduleKey, scheduleKey, stripCronJob, s
 export { KubeEventRecorder, type EventRecorder, type EventType, type EventWriter, type KubeEventRecorderOptions } from './event-recorder.ts';
 export { CONTROLLER_NAME, startOperator, type OperatorEnvironment, type RunningOperator } from './operator.ts';
 export { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';
-export { StringInterner, type StringInternerOptions } from './string-interner.ts';
