@@ -27,6 +27,7 @@ import { openWriteGate, type WriteGate } from '../runtime/write-gate.ts';
 import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
 import type { ControllerOptions } from './cli-options.ts';
 import { KubeEventRecorder } from './event-recorder.ts';
+import { HeapCompactor } from './heap-compactor.ts';
 import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';
 
@@ -202,7 +203,12 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   });
   const controller = new Controller({
     name: CONTROLLER_NAME,
-    reconciler: { reconcile: (ctx) => reconciler.reconcile(ctx.key) },
+    reconciler: {
+      reconcile: (ctx) => {
+        compactor.reconciled();
+        return reconciler.reconcile(ctx.key);
+      },
+    },
     concurrency: options.concurrency,
     informers,
     logger,
@@ -212,6 +218,18 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   });
   const queue = controller.queue;
   controllerRef = controller;
+  const compactor = new HeapCompactor({
+    idle: () => controller.activeWorkers === 0 && queue.len() === 0,
+    clock,
+    onCompacted: (reason, durationMs) => {
+      const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+      const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
+      logger.info(
+        { reason, durationMs: Math.round(durationMs), rssMiB: mib(rss), heapTotalMiB: mib(heapTotal), heapUsedMiB: mib(heapUsed), externalMiB: mib(external), arrayBuffersMiB: mib(arrayBuffers) },
+        'heap compacted',
+      );
+    },
+  });
 
   for (const informer of schedules.all) {
     informer.addEventHandler({
@@ -263,7 +281,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
 
   let shuttingDown = false;
   const startWorkers = (): void => {
-    controller.start().catch((err: unknown) => {
+    controller.start().then(() => compactor.synced(), (err: unknown) => {
       logger.error({ err }, 'controller failed to start');
       failWith(1);
     });
@@ -302,6 +320,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       if (shuttingDown) return;
       shuttingDown = true;
       logger.info({}, 'shutting down: stopping intake, finishing in-flight reconciles');
+      compactor.stop();
       const inTime = await controller.stop(options.shutdownTimeoutSeconds * 1000);
       if (!inTime) logger.warn({ deadlineSeconds: options.shutdownTimeoutSeconds }, 'reconciles still in flight at the shutdown deadline');
       // Pending Events get a short grace period; they are best effort and must not hold shutdown up.
