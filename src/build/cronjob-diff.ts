@@ -167,7 +167,9 @@ function deleteAt(obj: Record<string, unknown>, path: readonly string[]): void {
  * Inputs are not mutated.
  */
 export function mergeDesiredIntoObserved<T extends KubeObject>(observed: T, desired: KubeObject): T {
-  const merged = structuredClone(observed);
+  // A JSON round trip, not structuredClone: cached objects share equal subtrees (src/runtime/string-interner.ts)
+  // and structuredClone would keep them shared in the copy, so deleteAt below could change two places at once.
+  const merged = JSON.parse(JSON.stringify(observed)) as T;
   const fields: Record<string, unknown> = merged;
   for (const [key, value] of Object.entries(desired)) {
     if (key === 'metadata' || key === 'status' || value === undefined) continue;

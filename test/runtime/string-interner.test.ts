@@ -40,3 +40,46 @@ describe('compactHeap', () => {
     expect(typeof (globalThis as { gc?: unknown }).gc === 'function').toBe(hadGlobalGc);
   });
 });
+
+describe('StringInterner subtree sharing', () => {
+  const cronJob = (name: string) => JSON.parse(JSON.stringify({
+    metadata: { name, labels: { app: 'backup', instance: name } },
+    spec: {
+      jobTemplate: { metadata: { labels: { app: 'backup', instance: name } } },
+      containers: [{ name: 'backup', securityContext: { capabilities: { drop: ['ALL'] } }, volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }] }],
+      big: { text: 'x'.repeat(300) },
+    },
+  })) as { metadata: { labels: object }; spec: { jobTemplate: { metadata: { labels: object } }; containers: { securityContext: object; volumeMounts: object[] }[]; big: object } };
+
+  it('shares equal small subtrees between objects and within one, keeping every value equal', () => {
+    const interner = new StringInterner();
+    const a = interner.internDeep(cronJob('a'));
+    const b = interner.internDeep(cronJob('b'));
+    expect(a).toEqual(cronJob('a'));
+    expect(b).toEqual(cronJob('b'));
+    expect(b.spec.containers[0]?.securityContext).toBe(a.spec.containers[0]?.securityContext);
+    expect(b.spec.containers[0]?.volumeMounts).toBe(a.spec.containers[0]?.volumeMounts);
+    expect(a.spec.jobTemplate.metadata.labels).toBe(a.metadata.labels);
+    expect(b.metadata.labels).not.toBe(a.metadata.labels);
+  });
+
+  it.each([
+    ['longer than maxTreeLength', {}, 'big'],
+    ['when maxTreeLength is 0', { maxTreeLength: 0 }, 'containers'],
+  ])('does not share subtrees %s', (_name, options, field) => {
+    const interner = new StringInterner(options);
+    const a = interner.internDeep(cronJob('a'));
+    const b = interner.internDeep(cronJob('a'));
+    expect(b.spec[field as 'big' | 'containers']).not.toBe(a.spec[field as 'big' | 'containers']);
+    expect(b).toEqual(a);
+  });
+
+  it('starts afresh when maxTrees is reached and keeps sharing from then on', () => {
+    const interner = new StringInterner({ maxTrees: 3 });
+    for (let i = 0; i < 10; i++) interner.internDeep({ n: [i] });
+    expect(interner.trees).toBeLessThanOrEqual(3);
+    const a = interner.internDeep({ x: { drop: ['ALL'] } });
+    const b = interner.internDeep({ x: { drop: ['ALL'] } });
+    expect(b.x).toBe(a.x);
+  });
+});
