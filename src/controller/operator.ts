@@ -221,12 +221,12 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   const compactor = new HeapCompactor({
     idle: () => controller.activeWorkers === 0 && queue.len() === 0,
     clock,
-    onCompacted: (reason, durationMs) => {
+    onCompacted: (reconciles, durationMs) => {
       const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
       const mib = (bytes: number): number => Math.round(bytes / 2 ** 20);
       logger.info(
-        { reason, durationMs: Math.round(durationMs), rssMiB: mib(rss), heapTotalMiB: mib(heapTotal), heapUsedMiB: mib(heapUsed), externalMiB: mib(external), arrayBuffersMiB: mib(arrayBuffers) },
-        'heap compacted',
+        { reconciles, durationMs: Math.round(durationMs), rssMiB: mib(rss), heapTotalMiB: mib(heapTotal), heapUsedMiB: mib(heapUsed), externalMiB: mib(external), arrayBuffersMiB: mib(arrayBuffers) },
+        'heap compacted after a burst of reconciles',
       );
     },
   });
@@ -281,7 +281,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
 
   let shuttingDown = false;
   const startWorkers = (): void => {
-    controller.start().then(() => compactor.synced(), (err: unknown) => {
+    controller.start().then(() => compactor.start(), (err: unknown) => {
       logger.error({ err }, 'controller failed to start');
       failWith(1);
     });
