@@ -43,6 +43,7 @@ export interface StringInternerOptions {
 export class StringInterner {
   readonly #seen = new Map<string, string>();
   readonly #trees = new Map<string, unknown>();
+  readonly #quoted = new Map<string, string>();
   readonly #maxLength: number;
   readonly #maxEntries: number;
   readonly #maxTreeLength: number;
@@ -111,7 +112,7 @@ export class StringInterner {
       let first = true;
       for (const name in record) {
         record[name] = this.#walk(record[name], this.#skip.has(name));
-        key = this.#extend(key, first ? '' : ',', this.#key === undefined ? undefined : `${JSON.stringify(name)}:${this.#key}`);
+        key = this.#extend(key, first ? '' : ',', this.#key === undefined ? undefined : `${this.#quote(name)}:${this.#key}`);
         first = false;
       }
       key = this.#extend(key, '', '}');
@@ -123,6 +124,17 @@ export class StringInterner {
     if (this.#trees.size >= this.#maxTrees) this.#trees.clear();
     this.#trees.set(key, node);
     return node;
+  }
+
+  /** `JSON.stringify(name)` of a property name, remembered: names repeat from object to object. */
+  #quote(text: string): string {
+    let quoted = this.#quoted.get(text);
+    if (quoted === undefined) {
+      quoted = JSON.stringify(text);
+      if (this.#quoted.size >= this.#maxTrees) this.#quoted.clear();
+      this.#quoted.set(text, quoted);
+    }
+    return quoted;
   }
 
   /** `key + separator + part`, or undefined once too long for a shared subtree (or a part is). */
