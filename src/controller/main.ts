@@ -33,10 +33,10 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write('error: --log-format: "text" is not available in the bundled controller (the image); use json, or `npm run controller` from a checkout\n');
     return 2;
   }
-  // Asynchronous stdout: pino's default destination makes one blocking write(2) per line, a tenth of the
-  // controller's CPU during a convergence burst; this one writes in the background and coalesces lines
-  // while a write is in flight. pino flushes it synchronously on exit.
-  const destination = options.logFormat === 'json' ? pino.destination({ dest: 1, sync: false }) : undefined;
+  // Buffered asynchronous stdout: pino's default destination makes one blocking write(2) per line, a
+  // tenth of the controller's CPU during a convergence burst. This one writes 4 KiB at a time, and at
+  // least every 250 ms so a quiet controller's lines still show promptly; pino flushes it on exit.
+  const destination = options.logFormat === 'json' ? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }) : undefined;
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, base: { name: 'backupschedule-operator' }, ...(destination ? { destination } : {}) });
   let config: KubeConfig;
   try {
