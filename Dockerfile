@@ -20,4 +20,5 @@ COPY --from=build --chown=65532:65532 /out/controller.mjs /app/controller.mjs
 USER 65532:65532
 EXPOSE 8080 8081
 # The bundle needs nothing from the file system but itself, so readOnlyRootFilesystem holds.
-ENTRYPOINT ["/nodejs/bin/node", "/app/controller.mjs"]
+# V8 flags: src/controller/node-flags.ts explains them (test/controller/node-flags.test.ts keeps them equal).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=8", "--max-old-space-size=192", "/app/controller.mjs"]

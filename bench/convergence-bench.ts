@@ -4,7 +4,7 @@
  * For each N (default 1,000 and 10,000), in one run, twice on a fresh test API server (same code, same
  * settings) with dist/ applied and N BackupSchedules created by the admin in namespace `bench` while
  * nothing runs:
- * 1. the controller bundle starts (its ServiceAccount, `--namespace=bench`, `--concurrency=C`) and
+ * 1. the controller bundle starts (with the image's V8 flags, src/controller/node-flags.ts; its ServiceAccount, `--namespace=bench`, `--concurrency=C`) and
  *    converges them; its RSS is read from /proc once all are converged, then it stops;
  * 2. the floor: bench/floor-writer.ts, a separate process using the same client (src/kube) and the
  *    same ServiceAccount, issues exactly the 2N necessary writes (CronJob create + status PUT per
@@ -24,10 +24,11 @@ import { parseArgs } from 'node:util';
 import { buildBundle, ControllerProcess, CONTROLLER_USER, sleep, startCluster, type Cluster } from '../test/e2e/harness.ts';
 import { api, scheduleManifest } from '../test/e2e/scenarios.ts';
 import type { RequestLogEntry } from '../test/apiserver/index.ts';
+import { CONTROLLER_NODE_FLAGS } from '../src/controller/node-flags.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string' }, concurrency: { type: 'string' }, repeat: { type: 'string' }, 'controller-node-flags': { type: 'string' } } });
-// E.g. "--max-old-space-size=128" to see the controller under a container-like heap limit.
-const controllerNodeFlags = (values['controller-node-flags'] ?? '').split(' ').filter((f) => f !== '');
+// The image's V8 flags by default; e.g. "--max-old-space-size=128" to try others ("" for none).
+const controllerNodeFlags = values['controller-node-flags'] === undefined ? [...CONTROLLER_NODE_FLAGS] : values['controller-node-flags'].split(' ').filter((f) => f !== '');
 // The machine is shared: each side runs `repeat` times, alternating, and the fastest run of each counts.
 const repeat = Number(values.repeat ?? '2');
 const sizes = (values.sizes ?? '1000,10000').split(',').map(Number);
