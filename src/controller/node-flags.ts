@@ -1,6 +1,7 @@
 /**
  * The V8 flags the controller process runs with, in ONE place: the Dockerfile's ENTRYPOINT passes them
- * (a test checks it against this list), and bench/convergence-bench.ts starts the bundle with them.
+ * (a test checks it against this list), and the e2e tests, the demo and the convergence benchmark start
+ * the bundle with them (test/e2e/harness.ts).
  *
  * Why set them at all: without flags Node sizes the heap from the container's memory limit (V8 allows
  * the old generation a quarter of it), so under a 256 MiB limit a controller caching 10,000 schedules

@@ -17,6 +17,7 @@ import type { KubeObject } from '../../src/kube/object.ts';
 import { ResourceClient, type ResourceType } from '../../src/kube/resource-client.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS } from '../../src/controller/resources.ts';
 import { startTestApiServer } from '../apiserver/index.ts';
+import { CONTROLLER_NODE_FLAGS } from '../../src/controller/node-flags.ts';
 
 /** The test API server's handle, as {@link startTestApiServer} returns it. */
 export type TestApiServer = Awaited<ReturnType<typeof startTestApiServer>>;
@@ -210,8 +211,11 @@ export class ControllerProcess {
     this.#exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   }
 
-  /** Starts `node <bundle> <args>`; health and metrics listen on ephemeral ports unless `args` say otherwise. */
-  static start(bundle: string, args: readonly string[], nodeArgs: readonly string[] = []): ControllerProcess {
+  /**
+   * Starts `node <nodeArgs> <bundle> <args>`, by default with the image's V8 flags, so tests run the
+   * process the image runs; health and metrics listen on ephemeral ports unless `args` say otherwise.
+   */
+  static start(bundle: string, args: readonly string[], nodeArgs: readonly string[] = CONTROLLER_NODE_FLAGS): ControllerProcess {
     const defaults = ['--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--log-level=debug'];
     const child = spawn(process.execPath, [...nodeArgs, bundle, ...defaults, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     return new ControllerProcess(child);
