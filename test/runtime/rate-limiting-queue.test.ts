@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import type { RateLimiter } from '../../src/runtime/rate-limiters.ts';
 import { createRateLimitingQueue } from '../../src/runtime/rate-limiting-queue.ts';
+import { noopWorkQueueMetricsProvider } from '../../src/runtime/work-queue.ts';
 
 /** A limiter whose delays the model can predict: 7 ms × the number of earlier retries + 7. */
 function linearLimiter(): RateLimiter<string> {
@@ -40,18 +41,9 @@ describe('createRateLimitingQueue', () => {
 
   it('counts every delayed add as a retry in the metrics', () => {
     let retries = 0;
-    const noop = () => {};
     const q = createRateLimitingQueue({
       clock: new FakeClock(),
-      metrics: {
-        newDepthMetric: () => ({ inc: noop, dec: noop }),
-        newAddsMetric: () => ({ inc: noop }),
-        newLatencyMetric: () => ({ observe: noop }),
-        newWorkDurationMetric: () => ({ observe: noop }),
-        newUnfinishedWorkSecondsMetric: () => ({ set: noop }),
-        newLongestRunningProcessorSecondsMetric: () => ({ set: noop }),
-        newRetriesMetric: () => ({ inc: () => void retries++ }),
-      },
+      metrics: { ...noopWorkQueueMetricsProvider, newRetriesMetric: () => ({ inc: () => void retries++ }) },
     });
     q.addRateLimited('a');
     q.addAfter('b', 10);
