@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordedCronJobRequestPodSpec, recordedDefaultedCronJob } from '../fixtures/k8s-reference.ts';
+import { recordedCronJobRequest, recordedDefaultedCronJob } from '../fixtures/k8s-reference.ts';
 import { cronJobDrift, mergeDesiredIntoObserved, parseQuantity } from '../../src/build/cronjob-diff.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 
@@ -10,21 +10,7 @@ const owner = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', na
 
 /** The request behind the recording: the recorded object minus every server default. */
 function requested(): KubeObject {
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'CronJob',
-    metadata: { name: 'minimal', namespace: 'kubelings', labels: { 'app.kubernetes.io/name': 'backup' }, annotations: { 'kubelings.dev/owner': 'minimal' }, ownerReferences: [owner] },
-    spec: {
-      schedule: '0 2 * * *',
-      jobTemplate: {
-        spec: {
-          template: {
-            spec: recordedCronJobRequestPodSpec(),
-          },
-        },
-      },
-    },
-  };
+  return recordedCronJobRequest({ name: 'minimal', namespace: 'kubelings', labels: { 'app.kubernetes.io/name': 'backup' }, annotations: { 'kubelings.dev/owner': 'minimal' }, ownerReferences: [owner] });
 }
 
 /** The recorded server answer, carrying the metadata our create sent. */

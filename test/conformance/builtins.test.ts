@@ -4,7 +4,7 @@
  * the recorded cronjob-v1beta1-*.json (batch/v1 has the same spec defaults).
  */
 import { describe, expect, it } from 'vitest';
-import { recordedCronJobRequestPodSpec } from '../fixtures/k8s-reference.ts';
+import { recordedCronJobRequest } from '../fixtures/k8s-reference.ts';
 import { failure, must, useCluster } from './harness.ts';
 
 const cluster = useCluster();
@@ -88,21 +88,7 @@ describe('built-in validation', () => {
 describe('built-in defaulting', () => {
   it('defaults a CronJob and its pod template exactly as Kubernetes does', async () => {
     const ns = await cluster().namespace('bi');
-    const request = {
-      apiVersion: 'batch/v1',
-      kind: 'CronJob',
-      metadata: { name: 'minimal' },
-      spec: {
-        schedule: '0 2 * * *',
-        jobTemplate: {
-          spec: {
-            template: {
-              spec: recordedCronJobRequestPodSpec(),
-            },
-          },
-        },
-      },
-    };
+    const request = recordedCronJobRequest({ name: 'minimal' });
     const res = await cluster().api.post(cronJobs(ns), request);
     expect(res.status, res.text).toBe(201);
     // cronjob-v1beta1-created-with-server-defaults.json, spec and status verbatim.
