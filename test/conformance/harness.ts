@@ -102,8 +102,11 @@ export async function connect(): Promise<Cluster & { close(): Promise<void> }> {
   const kubeconfigPath = started?.kubeconfigPath ?? (process.env.KUBECONFIG ?? '').split(':')[0]!;
   const endpoint = endpointFromKubeconfig(kubeconfigPath);
   const api = new ApiClient(endpoint);
-  const probe = isRealCluster ? undefined : await api.get('/debug/requests').catch(() => undefined);
-  const hasDebug = probe?.status === 200;
+  // On the test server the debug endpoints must answer: a broken /debug would otherwise skip the
+  // fault-injection and request-log suites silently.
+  const probe = isRealCluster ? undefined : await api.get('/debug/requests');
+  if (probe && probe.status !== 200) throw new Error(`test server: GET /debug/requests answered ${probe.status}`);
+  const hasDebug = probe !== undefined;
   const namespaces: string[] = [];
   const clusterPaths: string[] = [];
   const clients: ApiClient[] = [api];
