@@ -212,15 +212,15 @@ describe('LeaderElector', () => {
     const { newLock } = setup(stalled);
     const a = elector(newLock(), stalled, 'a');
     await flush();
-    const acquiredAt = stalled.now();
     skipped = 9_999;
     expect(a.e.gate.isOpen()).toBe(true);
     expect(() => a.e.gate.check('create cronjobs ns/x')).not.toThrow();
     skipped = 10_000;
-    expect(stalled.now()).toBe(acquiredAt + 10_000);
     expect(a.e.gate.isOpen()).toBe(false);
     expect(() => a.e.gate.check('create cronjobs ns/x')).toThrow(/refusing to create cronjobs ns\/x: a does not hold Lease test\/lease/);
     expect(a.e.healthy()).toBe(false);
+    a.controller.abort();
+    await a.running;
   });
 
   it('treats a conflict as a lost race: no leadership, and the next attempt reads again', async () => {
@@ -432,7 +432,6 @@ describe('LeaderElector fencing with two replicas on one lease', () => {
             if (isOpen) expect(server.record?.holderIdentity, `gate of ${ids[i]} open at ${clock.now()}`).toBe(ids[i]);
           });
         };
-        const t0 = clock.now();
         await flush();
         for (let t = 1; t <= 40_000; t++) {
           while (schedule[0] && schedule[0].at < t) {
@@ -445,7 +444,6 @@ describe('LeaderElector fencing with two replicas on one lease', () => {
           await flush();
           check();
         }
-        expect(clock.now() - t0).toBe(40_000);
         expect(leaderships[0]! + leaderships[1]!).toBeGreaterThan(0);
         handovers.push(leaderships[0]! + leaderships[1]!);
       }),
