@@ -61,6 +61,11 @@ function scalarEqual(desired: unknown, observed: unknown, path: readonly string[
   return false;
 }
 
+/** The `name` of a list item such as a container, volume, mount or env var. */
+function nameOf(item: unknown): string | undefined {
+  return isRecord(item) && typeof item['name'] === 'string' ? item['name'] : undefined;
+}
+
 function render(path: readonly string[]): string {
   return path.reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
 }
@@ -71,7 +76,11 @@ function diffValue(desired: unknown, observed: unknown, path: string[], out: str
       out.push(render(path));
       return;
     }
-    desired.forEach((item, i) => diffValue(item, observed[i], [...path, String(i)], out));
+    desired.forEach((item, i) => {
+      // Named items (containers, volumes, mounts, env) are another item when the name differs.
+      if (nameOf(item) !== undefined && nameOf(item) !== nameOf(observed[i])) out.push(render([...path, String(i)]));
+      else diffValue(item, observed[i], [...path, String(i)], out);
+    });
     return;
   }
   if (isRecord(desired)) {
@@ -142,7 +151,13 @@ export function cronJobDrift(observed: KubeObject, desired: KubeObject): string[
 function mergeValue(desired: unknown, observed: unknown): unknown {
   if (Array.isArray(desired)) {
     const have = Array.isArray(observed) ? observed : [];
-    return desired.map((item, i) => mergeValue(item, have[i]));
+    // A named item merges with the observed item of the same name, never with whatever sits at its
+    // index: after a volume is removed, index-wise merging would graft the old volume's source onto
+    // the next one (two volume types in one volume: 422, retried forever).
+    return desired.map((item, i) => {
+      const name = nameOf(item);
+      return mergeValue(item, name === undefined ? have[i] : have.find((h) => nameOf(h) === name));
+    });
   }
   if (isRecord(desired)) {
     const merged: Record<string, unknown> = isRecord(observed) ? { ...observed } : {};

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { recordedCronJobRequest, recordedDefaultedCronJob } from '../fixtures/k8s-reference.ts';
 import { cronJobDrift, mergeDesiredIntoObserved, parseQuantity } from '../../src/build/cronjob-diff.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
+import { buildCronJob } from '../../src/build/index.ts';
+import { asStored, schedule } from '../controller/fixtures.ts';
 
 /** What a real kube-apiserver returned for a CronJob created from {@link requested} (recorded, v1.20). */
 const recorded = recordedDefaultedCronJob();
@@ -102,5 +104,30 @@ describe('mergeDesiredIntoObserved', () => {
 
   it('changes nothing when nothing drifted', () => {
     expect(mergeDesiredIntoObserved(observed(), requested())).toEqual(observed());
+  });
+});
+
+describe('switching the source of a schedule', () => {
+  // PVC source → etcd source removes the `source` volume and its mount: named items must be matched
+  // by name, or the old PVC source is grafted onto the next volume (two types in one volume: a 422).
+  const pvcSchedule = schedule({ spec: { source: { persistentVolumeClaim: { claimName: 'data' } } } });
+  const etcdSchedule = schedule({ generation: 2 });
+  const observed = asStored(buildCronJob(pvcSchedule) as KubeObject);
+  const desired = buildCronJob(etcdSchedule) as KubeObject;
+
+  it('reports the changed volumes, mounts and arguments as drift', () => {
+    expect(cronJobDrift(observed, desired)).toEqual(
+      expect.arrayContaining(['spec.jobTemplate.spec.template.spec.volumes', 'spec.jobTemplate.spec.template.spec.containers[0].volumeMounts']),
+    );
+  });
+
+  it('merges each volume and mount with its namesake only, and then finds no drift', () => {
+    const merged = mergeDesiredIntoObserved(observed, desired);
+    const pod = (merged['spec'] as any).jobTemplate.spec.template.spec;
+    const wanted = (desired['spec'] as any).jobTemplate.spec.template.spec;
+    expect(pod.volumes.map((v: { name: string }) => v.name)).toEqual(wanted.volumes.map((v: { name: string }) => v.name));
+    for (const volume of pod.volumes) expect(volume.persistentVolumeClaim?.claimName, volume.name).not.toBe('data');
+    expect(pod.containers[0].volumeMounts).toEqual(wanted.containers[0].volumeMounts);
+    expect(cronJobDrift(asStored(merged), desired)).toEqual([]);
   });
 });
