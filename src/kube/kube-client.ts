@@ -137,7 +137,7 @@ export class KubeClient {
   /** Sends a request and parses the JSON answer; non-2xx answers throw {@link ApiStatusError}. */
   async request<T>(method: string, path: string, options: KubeRequestOptions = {}): Promise<T> {
     const res = await this.#send(method, path, options, 'application/json');
-    const text = await readBody(res);
+    const text = await this.#readBodyWithin(res, `${method.toUpperCase()} ${path}`, options.timeoutMs ?? this.#timeoutMs);
     if (!text) return undefined as T;
     return JSON.parse(text) as T;
   }
@@ -156,6 +156,19 @@ export class KubeClient {
       throw new KubeRequestError(`watch ${path}: stream failed: ${(err as Error).message}`, { cause: err });
     } finally {
       res.destroy();
+    }
+  }
+
+  /**
+   * Reads a whole (non-watch) body, or fails once `timeoutMs` passes: a server that sends headers and
+   * then stalls must not hang a LIST forever (client-go's timeout covers the body too).
+   */
+  async #readBodyWithin(res: IncomingMessage, what: string, timeoutMs: number): Promise<string> {
+    const timer = this.#clock.setTimeout(() => res.destroy(new KubeRequestError(`${what}: body timed out after ${timeoutMs} ms`)), timeoutMs);
+    try {
+      return await readBody(res);
+    } finally {
+      this.#clock.clearTimeout(timer);
     }
   }
 
@@ -219,7 +232,7 @@ export class KubeClient {
           resolve(res);
           return;
         }
-        readBody(res).then(
+        this.#readBodyWithin(res, `${method} ${url.pathname}`, timeoutMs).then(
           (text) => reject(statusErrorFromResponse(code, text, headerValue(res.headers['retry-after']))),
           (err: unknown) => reject(new KubeRequestError(`${method} ${url.pathname}: HTTP ${code}, body unreadable`, { cause: err })),
         );

@@ -119,6 +119,19 @@ describe('KubeClient', () => {
     expect(observed.map((o) => [o.method, o.code])).toEqual([['GET', '<error>']]);
   });
 
+  it('fails a request whose body stalls after the headers, once the timeout passes', async () => {
+    respond = (_q, _b, res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"items":[');
+    const clock = new FakeClock();
+    let headersArrived = false;
+    const pending = client({ clock, timeoutMs: 5_000, onRequest: () => (headersArrived = true) }).request('GET', '/api/v1/pods').catch((e: unknown) => e);
+    while (!headersArrived) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    clock.step(5_000);
+    const err = await pending;
+    expect(err).toBeInstanceOf(KubeRequestError);
+    expect((err as Error).message).toBe('GET /api/v1/pods: body timed out after 5000 ms');
+  });
+
   it('reports every request to the observer with method, host and code', async () => {
     const observed: RequestObservation[] = [];
     respond = (req, _b, res) => res.writeHead(req.method === 'GET' ? 404 : 201).end(req.method === 'GET' ? JSON.stringify(statusErrors.notFound({ group: '', resource: 'namespaces' }, 'x')) : '{}');
