@@ -1,14 +1,18 @@
 /**
  * Entry point of the controller image (bundled into build/controller.mjs by scripts/bundle.ts) and of
- * `npm run controller -- <flags>`. Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT) or
+ * `npm run controller -- <flags>`. Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT; 1 if it overran its deadline) or
  * `--help`; 1 on a runtime failure (lost leadership, caches never synced, no configuration) and for the
  * `backup` subcommand, which this version does not implement; 2 on a bad flag.
  */
 import { pino } from 'pino';
 import { KubeConfig } from '../kube/kube-config.ts';
 import { createLogger } from '../runtime/logger.ts';
+import { GracefulShutdown } from '../runtime/shutdown.ts';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-options.ts';
 import { startOperator } from './operator.ts';
+
+/** Shutdown time beyond draining reconciles: Events, the Lease release, closing watches and servers. */
+const RELEASE_AND_CLOSE_SECONDS = 10;
 
 async function main(argv: readonly string[]): Promise<number> {
   let command: Command;
@@ -47,23 +51,15 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const operator = await startOperator(options, { config, inCluster: !options.kubeconfig, logger });
-  const signalled = new Promise<NodeJS.Signals>((resolve) => {
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
-        resolve(signal);
-        // A second signal means "now".
-        process.once(signal, () => process.exit(1));
-      });
-    }
-  });
-  const outcome = await Promise.race([signalled.then((signal) => ({ signal })), operator.failed.then((code) => ({ code }))]);
-  if ('code' in outcome) {
-    // Lost leadership or a fatal start-up error: exit at once (writes are already fenced), like controller-runtime.
-    return outcome.code;
-  }
-  logger.info({ signal: outcome.signal }, 'signal received');
-  await operator.shutdown();
-  return 0;
+  // SIGTERM/SIGINT: the operator's own ordered shutdown (drain reconciles for --shutdown-timeout, flush
+  // Events, release the Lease, close watches and servers) under one overall deadline that leaves room
+  // for the Lease release within the pod's default 30 s grace period; exits 0, or 1 past the deadline.
+  new GracefulShutdown({ deadlineMs: (options.shutdownTimeoutSeconds + RELEASE_AND_CLOSE_SECONDS) * 1000, logger })
+    .register('operator', () => operator.shutdown())
+    .install();
+  // Resolves only on a failure (lost leadership, caches never synced): exit at once, writes are
+  // already fenced, like controller-runtime.
+  return operator.failed;
 }
 
 main(process.argv.slice(2)).then(
