@@ -8,14 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { childNameFor } from '../build/index.ts';
-import { KubeClient } from '../kube/kube-client.ts';
+import { gateWrites, KubeClient } from '../kube/kube-client.ts';
 import type { KubeConfig } from '../kube/kube-config.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import { ResourceClient, type ResourceType } from '../kube/resource-client.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { realClock } from '../runtime/clock.ts';
 import { Controller } from '../runtime/controller.ts';
-import { cachesSyncedCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from '../runtime/health.ts';
+import { cachesSyncedCheck, leaderElectionCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from '../runtime/health.ts';
 import type { RunningServer } from '../runtime/http-server.ts';
 import { Informer } from '../runtime/informer.ts';
 import { LeaderElector } from '../runtime/leader-elector.ts';
@@ -23,7 +23,7 @@ import { createLeaseLock, type LeaseObject } from '../runtime/lease-lock.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { startMetricsServer } from '../runtime/metrics-server.ts';
-import { openWriteGate, type WriteGate } from '../runtime/write-gate.ts';
+import { openWriteGate } from '../runtime/write-gate.ts';
 import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
 import type { ControllerOptions } from './cli-options.ts';
 import { KubeEventRecorder } from './event-recorder.ts';
@@ -117,14 +117,6 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
 
   let elector: LeaderElector | undefined;
   let onStartedLeading: () => void = () => {};
-  let gate: WriteGate = openWriteGate;
-  const client = new KubeClient({
-    config,
-    userAgent,
-    onRequest: metrics.restClientObserver,
-    beforeWrite: (method, path) => gate.check(`${method} ${path}`),
-  });
-
   if (options.leaderElect) {
     // The lock's own client must not pass the gate: the release is written with the gate closed.
     const leaseClient = new KubeClient({ config, userAgent, onRequest: metrics.restClientObserver });
@@ -143,8 +135,14 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       onNewLeader: (holder) => logger.info({ leader: holder, identity }, 'new leader observed'),
       onStartedLeading: () => onStartedLeading(),
     });
-    gate = elector.gate;
   }
+  // Every write of the controller (children, status, Events) passes the leader's write gate.
+  const client = new KubeClient({
+    config,
+    userAgent,
+    onRequest: metrics.restClientObserver,
+    beforeWrite: gateWrites(elector?.gate ?? openWriteGate),
+  });
 
   const schedulesApi = new ResourceClient<BackupScheduleObject>(client, BACKUP_SCHEDULES);
   const cronJobsApi = new ResourceClient<KubeObject>(client, CRON_JOBS);
@@ -264,10 +262,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   }
 
   const healthz: HealthCheck[] = [watchesHealthyCheck(informers, { clock })];
-  if (elector) {
-    const e = elector;
-    healthz.push({ name: 'leader-election', check: () => (e.healthy() ? { ok: true } : { ok: false, reason: 'leader lease renewal failed' }) });
-  }
+  if (elector) healthz.push(leaderElectionCheck(elector));
   const servers: RunningServer[] = [];
   const metricsServer = options.metricsAddress ? await startMetricsServer(options.metricsAddress, metrics.registry) : undefined;
   if (metricsServer) servers.push(metricsServer);
