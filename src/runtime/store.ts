@@ -8,7 +8,10 @@ import { controllerOf, objectKey, type KubeObject } from '../kube/object.ts';
 /** Computes the index values of an object (an object may appear under several values, or none). */
 export type IndexFunc<T extends KubeObject> = (obj: T) => readonly string[];
 
-/** Name of the built-in index from a controller owner's UID to the objects it controls. */
+/**
+ * Name of the ready-made index from a controller owner's UID to the objects it controls (opt in with
+ * `store.addIndex(CONTROLLER_OWNER_UID_INDEX, controllerOwnerUidIndex)`: an index costs work on every event).
+ */
 export const CONTROLLER_OWNER_UID_INDEX = 'controller-owner-uid';
 
 /** Indexes an object under the UID of its controller owner reference (if any). */
@@ -36,10 +39,6 @@ export interface StoreReader<T extends KubeObject> {
 export class Store<T extends KubeObject> implements StoreReader<T> {
   readonly #items = new Map<string, T>();
   readonly #indexes = new Map<string, Index<T>>();
-
-  constructor() {
-    this.addIndex(CONTROLLER_OWNER_UID_INDEX, controllerOwnerUidIndex);
-  }
 
   /** Adds a secondary index; existing objects are indexed at once. */
   addIndex(name: string, fn: IndexFunc<T>): void {

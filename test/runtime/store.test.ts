@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { CONTROLLER_OWNER_UID_INDEX, Store } from '../../src/runtime/store.ts';
+import { CONTROLLER_OWNER_UID_INDEX, controllerOwnerUidIndex, Store } from '../../src/runtime/store.ts';
+
+function ownerIndexedStore(): Store<KubeObject> {
+  const store = new Store<KubeObject>();
+  store.addIndex(CONTROLLER_OWNER_UID_INDEX, controllerOwnerUidIndex);
+  return store;
+}
 
 function child(name: string, namespace: string, ownerUid?: string, labels?: Record<string, string>): KubeObject {
   return {
@@ -28,7 +34,7 @@ describe('Store', () => {
   });
 
   it('indexes controllees by their controller owner UID and follows updates and deletes', () => {
-    const store = new Store<KubeObject>();
+    const store = ownerIndexedStore();
     store.upsert(child('a', 'ns', 'owner-1'));
     store.upsert(child('b', 'ns', 'owner-1'));
     store.upsert(child('c', 'ns'));
@@ -42,7 +48,7 @@ describe('Store', () => {
   });
 
   it('ignores owner references that are not the controller', () => {
-    const store = new Store<KubeObject>();
+    const store = ownerIndexedStore();
     store.upsert({ metadata: { name: 'x', namespace: 'ns', ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: 'u' }] } });
     expect(store.byIndex(CONTROLLER_OWNER_UID_INDEX, 'u')).toEqual([]);
   });
@@ -60,6 +66,6 @@ describe('Store', () => {
     ['an unknown index', (s: Store<KubeObject>) => s.byIndex('nope', 'v'), /no index named "nope"/],
     ['a duplicate index', (s: Store<KubeObject>) => s.addIndex(CONTROLLER_OWNER_UID_INDEX, () => []), /already exists/],
   ])('rejects %s with a message naming it', (_name, call, message) => {
-    expect(() => call(new Store<KubeObject>())).toThrow(message);
+    expect(() => call(ownerIndexedStore())).toThrow(message);
   });
 });
