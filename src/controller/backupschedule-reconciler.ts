@@ -21,7 +21,7 @@
  * = try again with rate-limited backoff (409 Conflict, AlreadyExists); a thrown error = rate-limited retry.
  */
 import { validateBackupSchedule, type FieldError } from '../api/index.ts';
-import { buildCronJob } from '../build/index.ts';
+import { buildCronJob, childName } from '../build/index.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
 import { computeStatus, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
 import { isAlreadyExists, isConflict } from '../kube/api-status-error.ts';
@@ -159,7 +159,10 @@ export class BackupScheduleReconciler {
   }
 
   #invalid(schedule: BackupScheduleObject, errors: readonly FieldError[]): Promise<{ move: ReconcileMove; result: ReconcileResult }> {
-    return this.#writeStatus(schedule, undefined, { kind: 'InvalidSpec', errors }, (message) =>
+    // The child this schedule already controls keeps running unchanged; status keeps reporting it.
+    const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
+    const owned = child && controllerOf(child.metadata)?.uid === schedule.metadata.uid ? child : undefined;
+    return this.#writeStatus(schedule, owned, { kind: 'InvalidSpec', errors }, (message) =>
       this.#events?.event(schedule, 'Warning', 'InvalidSpec', message),
     );
   }

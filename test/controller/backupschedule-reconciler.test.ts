@@ -224,6 +224,17 @@ describe('BackupScheduleReconciler', () => {
     expect(events.events).toEqual([{ type: 'Warning', reason: 'InvalidSpec', message: ready?.message }]);
   });
 
+  it('keeps reporting the child it controls while a new spec is invalid, and leaves that child alone', async () => {
+    const s = converged();
+    const child = asStored(desiredOf(s));
+    child['status'] = { lastScheduleTime: '2026-11-30T02:00:00Z' };
+    const invalid = { ...s, metadata: { ...s.metadata, generation: 2 }, spec: { ...s.spec, schedule: '61 * * * *' } } as BackupScheduleObject;
+    const { writes, reconciler } = setup([invalid], [child], { updateScheduleStatus: ok });
+    await reconciler.reconcile(KEY);
+    expect(writes.calls.map((c) => c.name)).toEqual(['updateScheduleStatus']);
+    expect(writes.calls[0]?.obj['status']).toMatchObject({ observedGeneration: 2, cronJobName: 'nightly-etcd', active: [], lastScheduleTime: '2026-11-30T02:00:00Z', conditions: [{ reason: 'InvalidSpec' }] });
+  });
+
   it('handles a 253-character name: the child name is at most 52 characters', async () => {
     const name = 'a'.repeat(253);
     const s = schedule({ name });
