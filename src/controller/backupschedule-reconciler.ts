@@ -23,7 +23,7 @@
 import { validateBackupSchedule, type FieldError } from '../api/index.ts';
 import { buildCronJob, childName } from '../build/index.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
-import { computeStatus, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
+import { computeStatus, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
 import { isAlreadyExists, isConflict } from '../kube/api-status-error.ts';
 import { controllerOf, objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
@@ -185,7 +185,7 @@ export class BackupScheduleReconciler {
       if (isConflict(err)) return { move: 'updateStatus', result: { requeue: true } };
       throw err;
     }
-    const ready = status.conditions?.find((c) => c.type === 'Ready');
+    const ready = status.conditions?.find((c) => c.type === READY);
     this.#logger.info({ key: objectKey(schedule.metadata), ready: ready?.status, reason: ready?.reason }, 'updated status');
     if (onChange && ready) onChange(ready.message);
     return { move: 'updateStatus', result: {} };

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { childNameFor } from '../build/index.ts';
+import { CRD_NAME } from '../api/index.ts';
+import { childName } from '../build/index.ts';
 import { gateWrites, KubeClient } from '../kube/kube-client.ts';
 import type { KubeConfig } from '../kube/kube-config.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
@@ -150,14 +151,14 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
 
   const schedules = new NamespacedInformers<BackupScheduleObject>(options.namespaces, (namespace) => {
     const informer = new Informer<BackupScheduleObject>({
-      name: `backupschedules.kubelings.dev${namespace ? `@${namespace}` : ''}`,
+      name: `${CRD_NAME}${namespace ? `@${namespace}` : ''}`,
       source: schedulesApi,
       ...(namespace ? { namespace } : {}),
       transform: stripSchedule,
       clock,
       logger,
     });
-    informer.store.addIndex(CHILD_NAME_INDEX, (s) => (s.metadata.name ? [objectKey({ namespace: s.metadata.namespace, name: childNameFor(s.metadata.name) })] : []));
+    informer.store.addIndex(CHILD_NAME_INDEX, (s) => (s.metadata.name ? [objectKey({ namespace: s.metadata.namespace, name: childName(s) })] : []));
     return informer;
   });
   const cronJobs = new NamespacedInformers<KubeObject>(options.namespaces, (namespace) =>
