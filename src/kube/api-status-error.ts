@@ -5,7 +5,7 @@ import type { StatusBody, StatusCause } from './object.ts';
  *
  * Both sides use it: the REST client throws it, and the test API server builds every error answer
  * with the constructors below, so client and server agree on reasons, codes and message texts
- * (those texts are copied from a real kube-apiserver; see shared/k8s-reference).
+ * (those texts are copied from a real kube-apiserver; see test/fixtures/k8s-reference).
  */
 export class ApiStatusError extends Error {
   readonly status: StatusBody;

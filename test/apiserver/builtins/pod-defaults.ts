@@ -8,7 +8,7 @@ import { ensureObj, obj, objs, setDefault } from './json.ts';
  * /dev/termination-log, terminationMessagePolicy File), ports protocol TCP, `resources: {}`, probe and
  * handler defaults, fieldRef apiVersion v1, volume source defaults (defaultMode 420, emptyDir {} when
  * no source), and `metadata.creationTimestamp: null` as the server writes it. `enableServiceLinks` is
- * only defaulted on Pods, not templates (see shared/k8s-reference/cronjob-v1beta1-*.json).
+ * only defaulted on Pods, not templates (see test/fixtures/k8s-reference/cronjob-v1beta1-*.json).
  */
 export function defaultPodTemplateSpec(template: Record<string, unknown>): void {
   const meta = ensureObj(template, 'metadata');

@@ -4,7 +4,7 @@ import { isObject } from './value.ts';
 /**
  * Applies the schema's `default`s in place, as apiextensions-apiserver's structural defaulting does:
  * top-down, so a property defaulted to `{}` is itself defaulted from its own properties (see
- * shared/k8s-reference/cr-create-defaults-and-pruning.json, where `nested: {}` became `{keep: 7}`).
+ * test/fixtures/k8s-reference/cr-create-defaults-and-pruning.json, where `nested: {}` became `{keep: 7}`).
  * A `null` in a non-nullable field counts as absent and is defaulted; a non-nullable `null` without
  * a default is dropped first (`PruneNonNullableNullsWithoutDefaults`).
  */

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../index.ts';
 import { client } from './http-client.ts';
+import { loadReference } from '../../fixtures/k8s-reference.ts';
 
-const reference = (file: string): any => JSON.parse(readFileSync(new URL(`../../../../shared/k8s-reference/${file}`, import.meta.url), 'utf8'));
+const reference = (file: string): any => loadReference(file);
 
 let server: TestApiServer;
 let admin: ReturnType<typeof client>;

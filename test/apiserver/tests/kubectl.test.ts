@@ -39,7 +39,7 @@ describe.skipIf(!hasKubectl)('kubectl against the test API server', () => {
 
   it('creates a CRD and a custom resource with server-side field validation, and prints the printer columns', async () => {
     const crd = join(home, 'crd.json');
-    await copyFile(new URL('../../../../shared/k8s-reference/crd-widget-request.json', import.meta.url), crd);
+    await copyFile(new URL('../../fixtures/k8s-reference/crd-widget-request.json', import.meta.url), crd);
     expect((await kubectl('create', '-f', crd)).code).toBe(0);
     expect((await kubectl('wait', '--for=condition=Established', 'crd/widgets.fixtures.example.com', '--timeout=10s')).code).toBe(0);
     const widget = join(home, 'w.json');
