@@ -1,32 +1,18 @@
 /**
- * Desired-versus-observed comparison of the child CronJob, limited to the fields the controller owns.
+ * Desired-versus-observed comparison of the child CronJob.
  *
- * The API server defaults many CronJob, Job and pod-template fields on create (`concurrencyPolicy`,
- * `terminationMessagePath`, `dnsPolicy`, `schedulerName`, `imagePullPolicy`, `defaultMode`…). A deep
- * equality of the whole spec against server state therefore never settles and turns into a hot loop of
- * updates (redis-operator#1773, openshift CVO#722). So the rule here is: every field present in the
- * desired object must be present in the observed one with the same value; fields only the observed object
- * has (server defaults, other writers) are not ours and are ignored — with two exceptions that make
- * removals converge:
- * - lists are compared element by element and must have the same length (an extra container, volume or
- *   environment variable changes what the backup runs);
- * - {@link OWNED_OPTIONAL_PATHS}: optional fields with no server default that we set when the spec asks
- *   for them; when the desired object omits them, the observed object must not have them either.
+ * The controller owns the child's whole `spec` (the pod template above all: whatever runs there runs with
+ * the schedule's volumes and Secrets). Every field of the observed spec must therefore be either one that
+ * buildCronJob produced, with the same value, or a field the API server adds by default, with its default
+ * value ({@link isServerDefault}); anything else — a hand-added `command`, `hostNetwork`,
+ * `serviceAccountName`, `securityContext.privileged`, a field an older spec asked for — is drift and is
+ * removed. Comparing against server defaults matters: a deep equality that does not know them never
+ * settles and turns into a hot loop of updates (redis-operator#1773, openshift CVO#722).
  *
  * Metadata is compared only where we own it: our labels and annotations (other keys are kept), and our
  * controller ownerReference.
  */
 import type { KubeObject, OwnerReference } from '../kube/object.ts';
-
-/**
- * Fields of a CronJob that have no server-side default: present in the observed object while absent from
- * the desired one means someone (or an older spec) set them, so they count as drift and are removed.
- */
-export const OWNED_OPTIONAL_PATHS: readonly (readonly string[])[] = [
-  ['spec', 'timeZone'],
-  ['spec', 'startingDeadlineSeconds'],
-  ['spec', 'jobTemplate', 'spec', 'activeDeadlineSeconds'],
-];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -70,6 +56,70 @@ function render(path: readonly string[]): string {
   return path.reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
 }
 
+const POD_TEMPLATE = 'spec.jobTemplate.spec.template';
+const CONTAINERS = `${POD_TEMPLATE}.spec.{containers,initContainers}[]`;
+
+/**
+ * The defaults kube-apiserver writes into a CronJob (batch/v1 `SetDefaults_CronJob`, and core/v1
+ * `SetDefaults_PodSpec`, `SetDefaults_Container`, volume and port defaults for the pod template; Job
+ * defaults do not apply to `jobTemplate.spec`), by generic path (`[]` for any list index, `{a,b}` for
+ * either key). Go also serializes the templates' `creationTimestamp` as null.
+ */
+const SERVER_DEFAULTS: ReadonlyMap<string, unknown> = new Map(
+  Object.entries({
+    'spec.concurrencyPolicy': 'Allow',
+    'spec.suspend': false,
+    'spec.successfulJobsHistoryLimit': 3,
+    'spec.failedJobsHistoryLimit': 1,
+    'spec.jobTemplate.metadata.creationTimestamp': null,
+    [`${POD_TEMPLATE}.metadata.creationTimestamp`]: null,
+    [`${POD_TEMPLATE}.spec.restartPolicy`]: 'Always',
+    [`${POD_TEMPLATE}.spec.terminationGracePeriodSeconds`]: 30,
+    [`${POD_TEMPLATE}.spec.dnsPolicy`]: 'ClusterFirst',
+    [`${POD_TEMPLATE}.spec.securityContext`]: {},
+    [`${POD_TEMPLATE}.spec.schedulerName`]: 'default-scheduler',
+    [`${CONTAINERS}.terminationMessagePath`]: '/dev/termination-log',
+    [`${CONTAINERS}.terminationMessagePolicy`]: 'File',
+    [`${CONTAINERS}.resources`]: {},
+    [`${CONTAINERS}.ports[].protocol`]: 'TCP',
+    [`${CONTAINERS}.env[].valueFrom.fieldRef.apiVersion`]: 'v1',
+    [`${POD_TEMPLATE}.spec.volumes[].{secret,configMap,downwardAPI,projected}.defaultMode`]: 420,
+  }).flatMap(([pattern, value]) => expandAlternatives(pattern).map((path) => [path, value] as const)),
+);
+
+/** `a.{b,c}.d` → `a.b.d`, `a.c.d`. */
+function expandAlternatives(pattern: string): string[] {
+  const match = /\{([^}]*)\}/.exec(pattern);
+  if (!match) return [pattern];
+  return match[1]!.split(',').flatMap((alt) => expandAlternatives(pattern.replace(match[0], alt)));
+}
+
+/** The tag `parsers.ParseImageName` finds: `latest` when the image has neither tag nor digest. */
+function imageTag(image: string): string {
+  const at = image.indexOf('@');
+  const name = at >= 0 ? image.slice(0, at) : image;
+  const colon = name.lastIndexOf(':');
+  const tag = colon > name.lastIndexOf('/') ? name.slice(colon + 1) : '';
+  return tag === '' && at < 0 ? 'latest' : tag;
+}
+
+/**
+ * Whether `value`, found at `path` of the observed CronJob where the desired one has nothing, is what the
+ * API server adds by default there. `parent` is the object holding it (a container's image decides its
+ * default pull policy). An object counts when everything in it is a default.
+ */
+export function isServerDefault(path: readonly string[], value: unknown, parent: Record<string, unknown>): boolean {
+  const generic = path.map((part) => (/^\d+$/.test(part) ? '[]' : part)).join('.').replace(/\.\[\]/g, '[]');
+  if (generic.endsWith('.imagePullPolicy') && SERVER_DEFAULTS.has(generic.replace(/imagePullPolicy$/, 'terminationMessagePath'))) {
+    // Always is also what the AlwaysPullImages admission plugin sets: never worse than the default.
+    const image = typeof parent['image'] === 'string' ? parent['image'] : '';
+    return value === 'Always' || (value === 'IfNotPresent' && imageTag(image) !== 'latest');
+  }
+  if (SERVER_DEFAULTS.has(generic)) return JSON.stringify(SERVER_DEFAULTS.get(generic)) === JSON.stringify(value);
+  // An object the desired CronJob lacks is a default when all it holds is (a template's `metadata`).
+  return isRecord(value) && Object.keys(value).length > 0 && Object.entries(value).every(([key, inner]) => isServerDefault([...path, key], inner, value));
+}
+
 function diffValue(desired: unknown, observed: unknown, path: string[], out: string[]): void {
   if (Array.isArray(desired)) {
     if (!Array.isArray(observed) || observed.length !== desired.length) {
@@ -93,6 +143,9 @@ function diffValue(desired: unknown, observed: unknown, path: string[], out: str
       if (value === undefined) continue;
       diffValue(value, seen[key], [...path, key], out);
     }
+    for (const [key, value] of Object.entries(seen)) {
+      if (desired[key] === undefined && value !== undefined && !isServerDefault([...path, key], value, seen)) out.push(render([...path, key]));
+    }
     return;
   }
   if (desired === null) {
@@ -100,15 +153,6 @@ function diffValue(desired: unknown, observed: unknown, path: string[], out: str
     return;
   }
   if (!scalarEqual(desired, observed, path)) out.push(render(path));
-}
-
-function getPath(obj: unknown, path: readonly string[]): unknown {
-  let cur = obj;
-  for (const part of path) {
-    if (!isRecord(cur)) return undefined;
-    cur = cur[part];
-  }
-  return cur;
 }
 
 function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
@@ -142,53 +186,49 @@ export function cronJobDrift(observed: KubeObject, desired: KubeObject): string[
   for (const ref of desired.metadata.ownerReferences ?? []) {
     if (!observedRefs.some((have) => sameOwner(have, ref))) out.push(`metadata.ownerReferences[${ref.uid}]`);
   }
-  for (const path of OWNED_OPTIONAL_PATHS) {
-    if (getPath(desired, path) === undefined && getPath(observed, path) !== undefined) out.push(render(path));
-  }
   return out;
 }
 
-function mergeValue(desired: unknown, observed: unknown): unknown {
+/**
+ * The desired value with the server defaults found at the same places of the observed one filled in.
+ * Named list items (containers, volumes, mounts, env) take the defaults of their namesake only, never of
+ * whatever sat at their index before (a removed volume's source must not be grafted onto the next one).
+ */
+function withObservedDefaults(desired: unknown, observed: unknown, path: string[]): unknown {
   if (Array.isArray(desired)) {
     const have = Array.isArray(observed) ? observed : [];
-    // A named item merges with the observed item of the same name, never with whatever sits at its
-    // index: after a volume is removed, index-wise merging would graft the old volume's source onto
-    // the next one (two volume types in one volume: 422, retried forever).
     return desired.map((item, i) => {
       const name = nameOf(item);
-      return mergeValue(item, name === undefined ? have[i] : have.find((h) => nameOf(h) === name));
+      return withObservedDefaults(item, name === undefined ? have[i] : have.find((h) => nameOf(h) === name), [...path, String(i)]);
     });
   }
-  if (isRecord(desired)) {
-    const merged: Record<string, unknown> = isRecord(observed) ? { ...observed } : {};
-    for (const [key, value] of Object.entries(desired)) {
-      if (value !== undefined) merged[key] = mergeValue(value, merged[key]);
-    }
-    return merged;
+  if (!isRecord(desired)) return desired;
+  const merged: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(desired)) {
+    if (value !== undefined) merged[key] = withObservedDefaults(value, isRecord(observed) ? observed[key] : undefined, [...path, key]);
   }
-  return desired;
-}
-
-function deleteAt(obj: Record<string, unknown>, path: readonly string[]): void {
-  const parent = getPath(obj, path.slice(0, -1));
-  const last = path[path.length - 1];
-  if (isRecord(parent) && last !== undefined) delete parent[last];
+  if (isRecord(observed)) {
+    for (const [key, value] of Object.entries(observed)) {
+      if (merged[key] === undefined && value !== undefined && isServerDefault([...path, key], value, observed)) merged[key] = value;
+    }
+  }
+  return merged;
 }
 
 /**
- * The observed CronJob with every field we own overwritten by the desired value: server-defaulted and
- * foreign fields (including other writers' labels, annotations and owner references) are kept, and so are
- * `resourceVersion`, `uid` and the rest of the server's metadata, so the update is a conditional PUT.
- * Inputs are not mutated.
+ * The observed CronJob healed: the desired `spec` in place of its own, keeping only the server defaults
+ * it carries, and our labels, annotations and controller reference merged into its metadata (other
+ * writers' metadata is kept, and so are `resourceVersion`, `uid` and the rest of the server's metadata,
+ * so the update is a conditional PUT). Inputs are not mutated.
  */
 export function mergeDesiredIntoObserved<T extends KubeObject>(observed: T, desired: KubeObject): T {
-  // A JSON round trip, not structuredClone: cached objects share equal subtrees (src/runtime/string-interner.ts)
-  // and structuredClone would keep them shared in the copy, so deleteAt below could change two places at once.
+  // A JSON round trip, not structuredClone: cached objects share equal subtrees (src/runtime/string-interner.ts),
+  // which structuredClone would keep shared in the copy.
   const merged = JSON.parse(JSON.stringify(observed)) as T;
   const fields: Record<string, unknown> = merged;
   for (const [key, value] of Object.entries(desired)) {
     if (key === 'metadata' || key === 'status' || value === undefined) continue;
-    fields[key] = mergeValue(value, fields[key]);
+    fields[key] = withObservedDefaults(value, fields[key], [key]);
   }
   const meta = merged.metadata;
   if (desired.metadata.labels) meta.labels = { ...meta.labels, ...desired.metadata.labels };
@@ -197,9 +237,6 @@ export function mergeDesiredIntoObserved<T extends KubeObject>(observed: T, desi
     const refs = meta.ownerReferences ?? [];
     // At most one controller reference may exist; ours replaces any stale one with the same uid.
     meta.ownerReferences = [...refs.filter((have) => have.uid !== ref.uid && !(ref.controller && have.controller)), { ...ref }];
-  }
-  for (const path of OWNED_OPTIONAL_PATHS) {
-    if (getPath(desired, path) === undefined) deleteAt(merged, path);
   }
   return merged;
 }

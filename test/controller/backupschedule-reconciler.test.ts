@@ -134,6 +134,8 @@ describe('BackupScheduleReconciler', () => {
     ['the image was swapped', (c) => (c.spec.jobTemplate.spec.template.spec.containers[0].image = 'evil:1')],
     ['our label was removed', (c) => delete c.metadata.labels],
     ['a time zone was added', (c) => (c.spec.timeZone = 'Asia/Tokyo')],
+    ['host networking was added by hand', (c) => (c.spec.jobTemplate.spec.template.spec.hostNetwork = true)],
+    ['a command was added by hand', (c) => (c.spec.jobTemplate.spec.template.spec.containers[0].command = ['sh', '-c', 'id'])],
   ])('heals a child whose owned fields drifted (%s) with one PUT that keeps defaults and resourceVersion', async (_name, edit) => {
     const s = converged();
     const child = asStored(desiredOf(s), '300') as KubeObject & { spec: any };
