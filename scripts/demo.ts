@@ -2,11 +2,13 @@
  * `npm run demo`: the whole operator without a cluster. Starts the test API server, applies dist/ then
  * dist/examples/ (RBAC enforced), starts the controller bundle as its own process with its ServiceAccount's token,
  * waits until the example `kubelings/nightly-etcd` is Ready, prints what kubectl shows, and keeps
- * running so you can explore with kubectl. Ctrl-C stops everything.
+ * running so you can explore with kubectl, until Ctrl-C: the controller's token file is re-issued
+ * before it expires, as kubelet does. A controller that crashes leaves its log behind.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleController, DEFAULT_BUNDLE } from './bundle.ts';
 import { ControllerProcess, LEASE, startCluster } from '../test/e2e/harness.ts';
@@ -15,7 +17,9 @@ import { api, readyOf } from '../test/e2e/scenarios.ts';
 const started = performance.now();
 process.stdout.write('Starting the test API server and applying dist/ and dist/examples/ ...\n');
 const [cluster] = await Promise.all([startCluster({ examples: true }), bundleController({ outfile: DEFAULT_BUNDLE })]);
-const logPath = join(cluster.dir, 'controller.log');
+// Outside the cluster's directory, which stop() removes: a crashed controller's log must survive it.
+const logDir = mkdtempSync(join(tmpdir(), 'backupschedule-demo-'));
+const logPath = join(logDir, 'controller.log');
 const controller = ControllerProcess.start(DEFAULT_BUNDLE, [
   '--kubeconfig', cluster.controllerKubeconfig,
   '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`,
@@ -31,8 +35,10 @@ async function stop(code: number): Promise<never> {
     stopping = true;
     process.stdout.write('\nStopping the controller and the API server ...\n');
     const exit = await controller.stop();
-    log.end();
+    await new Promise((resolve) => log.end(resolve));
     await cluster.stop();
+    if (code === 0) rmSync(logDir, { recursive: true, force: true });
+    else process.stdout.write(`The controller's log is kept: ${logPath}\n`);
     process.stdout.write(`Controller exited with ${exit}. Bye.\n`);
   }
   process.exit(code);

@@ -232,6 +232,7 @@ export class KubeClient {
           resolve(res);
           return;
         }
+        if (code === 401) this.config.invalidateToken();
         this.#readBodyWithin(res, `${method} ${url.pathname}`, timeoutMs).then(
           (text) => reject(statusErrorFromResponse(code, text, headerValue(res.headers['retry-after']))),
           (err: unknown) => reject(new KubeRequestError(`${method} ${url.pathname}: HTTP ${code}, body unreadable`, { cause: err })),

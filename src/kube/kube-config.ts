@@ -140,6 +140,15 @@ export class KubeConfig {
   }
 
   /**
+   * Forgets a token read from a file, so the next request reads the file again. Called on 401: a
+   * rotated token (kubelet re-issues projected tokens before they expire) is picked up at once instead
+   * of after `tokenFileRefreshMs`.
+   */
+  invalidateToken(): void {
+    this.#cachedToken = undefined;
+  }
+
+  /**
    * In-cluster configuration from `KUBERNETES_SERVICE_HOST`/`_PORT` and the mounted service account
    * (token, CA, namespace), as client-go's `rest.InClusterConfig`.
    */

@@ -48,6 +48,8 @@ export interface TestApiServerOptions {
 export interface KubeconfigOptions {
   /** Bearer token. @default the admin token, or a new token for `user` when given */
   readonly token?: string;
+  /** Path of a file holding the bearer token (kubeconfig `tokenFile`, re-read by clients); replaces `token`. */
+  readonly tokenFile?: string;
   /** User name for a new static token (groups: system:authenticated only) when no token is given. @default 'admin' */
   readonly user?: string;
   /** The context's default namespace. @default none */
@@ -67,8 +69,8 @@ export interface TestApiServer {
   /** A kubeconfig (YAML) pointing at this server. */
   kubeconfig(options?: KubeconfigOptions): string;
   writeKubeconfig(path: string, options?: KubeconfigOptions): Promise<void>;
-  /** A token for the ServiceAccount, as the TokenRequest API issues it (the account must exist). */
-  serviceAccountToken(namespace: string, name: string): Promise<string>;
+  /** A token for the ServiceAccount, as the TokenRequest API issues it (the account must exist). @default expiry 3600 s */
+  serviceAccountToken(namespace: string, name: string, expirationSeconds?: number): Promise<string>;
   /** A static token for a user with the given groups (plus system:authenticated). */
   userToken(name: string, groups?: readonly string[]): string;
   readonly faults: FaultInjector;
@@ -140,7 +142,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'test-apiserver', cluster: { server: httpsUrl, 'certificate-authority-data': Buffer.from(SERVER_CERT_PEM).toString('base64') } }],
-      users: [{ name: user, user: { token } }],
+      users: [{ name: user, user: o.tokenFile === undefined ? { token } : { tokenFile: o.tokenFile } }],
       contexts: [{ name: 'test-apiserver', context: { cluster: 'test-apiserver', user, ...(o.namespace ? { namespace: o.namespace } : {}) } }],
       'current-context': 'test-apiserver',
     });
@@ -153,7 +155,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     adminToken,
     kubeconfig,
     writeKubeconfig: (path, o) => writeFile(path, kubeconfig(o), { mode: 0o600 }),
-    serviceAccountToken: async (namespace, name) => issueToken(ctx, namespace, name).token,
+    serviceAccountToken: async (namespace, name, expirationSeconds) => issueToken(ctx, namespace, name, expirationSeconds).token,
     userToken: (name, groups = []) => auth.mintUserToken(name, groups),
     faults,
     requestLog: { entries: () => log.entries(), clear: () => log.clear() },

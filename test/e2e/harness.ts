@@ -131,7 +131,10 @@ export interface Cluster {
   readonly dir: string;
   /** Path of the admin kubeconfig (for kubectl). */
   readonly adminKubeconfig: string;
-  /** Path of a kubeconfig authenticating as the controller's ServiceAccount. */
+  /**
+   * Path of a kubeconfig authenticating as the controller's ServiceAccount through a token file, which
+   * is re-issued before the token expires, as kubelet rotates a Pod's projected token.
+   */
   readonly controllerKubeconfig: string;
   stop(): Promise<void>;
 }
@@ -147,6 +150,8 @@ export interface ClusterOptions {
   readonly filter?: (doc: KubeObject) => boolean;
   /** Rewrites objects of dist/ before they are applied (e.g. RBAC minus one rule). @default none */
   readonly rewrite?: (doc: KubeObject) => KubeObject;
+  /** Lifetime of the controller's ServiceAccount tokens. @default 3600 (kube's TokenRequest default) */
+  readonly tokenSeconds?: number;
 }
 
 /**
@@ -165,9 +170,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   await applyDocuments(admin, docs);
   // The CRD is served once established; tests create BackupSchedules right away.
   await waitFor('the BackupSchedule CRD to be served', () => clientFor(admin, 'BackupSchedule').list({ limit: 1 }).then(() => true), 10_000);
-  const token = await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name);
+  const tokenSeconds = options.tokenSeconds ?? 3600;
+  const tokenFile = join(dir, 'controller.token');
+  const issueToken = async (): Promise<void> => writeFileSync(tokenFile, await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name, tokenSeconds));
+  await issueToken();
+  // kubelet re-issues a projected token once 80 % of its lifetime has passed.
+  const tokenRefresh = setInterval(() => void issueToken(), tokenSeconds * 800);
+  tokenRefresh.unref();
   const controllerKubeconfig = join(dir, 'controller.kubeconfig');
-  writeFileSync(controllerKubeconfig, server.kubeconfig({ token, user: CONTROLLER_SA.name }));
+  writeFileSync(controllerKubeconfig, server.kubeconfig({ tokenFile, user: CONTROLLER_SA.name }));
   return {
     server,
     admin,
@@ -175,6 +186,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     adminKubeconfig,
     controllerKubeconfig,
     async stop() {
+      clearInterval(tokenRefresh);
       admin.close();
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiStatusError, isConflict, statusErrors } from '../../src/kube/api-status-error.ts';
 import { gateWrites, KubeClient, KubeRequestError, type RequestObservation } from '../../src/kube/kube-client.ts';
@@ -56,6 +59,21 @@ describe('KubeClient', () => {
     expect(list.metadata.resourceVersion).toBe('7');
     expect(seen[0]?.url).toBe('/apis/batch/v1/namespaces/ns/cronjobs?limit=500&continue=tok&labelSelector=a%3Db%2Cc+in+%28d%29');
     expect(seen[0]?.headers.authorization).toBe('Bearer t0k3n');
+  });
+
+  it('reads a rotated token file again right after a 401 instead of waiting for the refresh period', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'token-'));
+    writeFileSync(join(dir, 'token'), 'expired\n');
+    const config = new KubeConfig({ server: base, auth: { type: 'tokenFile', path: join(dir, 'token') }, clock: new FakeClock() });
+    const kube = new KubeClient({ config });
+    respond = (req, _b, res) =>
+      req.headers.authorization === 'Bearer fresh'
+        ? res.writeHead(200).end('{"metadata":{},"items":[]}')
+        : res.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 }));
+    await expect(cronJobs(kube).list({})).rejects.toMatchObject({ code: 401 });
+    writeFileSync(join(dir, 'token'), 'fresh\n');
+    await expect(cronJobs(kube).list({})).resolves.toMatchObject({ items: [] });
+    kube.close();
   });
 
   it('turns a Status answer into an ApiStatusError with its reason and message', async () => {
