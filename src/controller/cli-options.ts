@@ -61,7 +61,7 @@ Reconciles BackupSchedules (kubelings.dev/v1alpha1) into CronJobs.
 Flags:
   --kubeconfig <path>                 kubeconfig file (default: in-cluster service account)
   --namespace <ns>                    watch only this namespace; repeatable (default: all namespaces)
-  --leader-elect                      elect a leader through a Lease before writing (default: false)
+  --leader-elect[=true|false]         elect a leader through a Lease before writing (default: false)
   --lease-name <name>                 Lease name (default: backupschedule-operator-leader)
   --lease-namespace <ns>              Lease namespace (default: the pod's namespace, else backupschedule-system)
   --leader-election-id <id>           identity in the Lease (default: <hostname>_<random>)
@@ -97,6 +97,22 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * Go's flag package (and so every controller-runtime manager) accepts `--flag=true` and `--flag=false`
+ * for booleans, and manifests written for those pass `--leader-elect=false`; parseArgs knows only the
+ * bare and the `--no-` forms. The last occurrence wins, as in Go.
+ */
+function goBooleans(argv: readonly string[], flags: readonly string[]): string[] {
+  return argv.flatMap((arg) => {
+    const match = /^--([^=]+)=(.*)$/.exec(arg);
+    if (!match || !flags.includes(match[1]!)) return [arg];
+    const [, flag, value] = match;
+    if (value === 'true') return [`--${flag}`];
+    if (value === 'false') return [`--no-${flag}`];
+    throw new UsageError(`--${flag}: expected true or false, got ${JSON.stringify(value)}`);
+  });
+}
+
 /** Parses the arguments after the script name. Throws {@link UsageError}. */
 export function parseCommandLine(argv: readonly string[]): Command {
   // The backup runner has its own flags (src/build/backup-contract.ts): dispatch before parsing ours.
@@ -104,8 +120,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args: goBooleans(argv, ['leader-elect', 'help']),
       allowPositionals: true,
+      allowNegative: true,
       strict: true,
       options: {
         kubeconfig: { type: 'string' },

@@ -9,7 +9,7 @@ import { KubeConfig } from '../kube/kube-config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { GracefulShutdown } from '../runtime/shutdown.ts';
 import { parseCommandLine, UsageError, USAGE, type Command } from './cli-options.ts';
-import { startOperator } from './operator.ts';
+import { OperatorStartError, startOperator, type RunningOperator } from './operator.ts';
 
 /** Shutdown time beyond draining reconciles: Events, the Lease release, closing watches and servers. */
 const RELEASE_AND_CLOSE_SECONDS = 10;
@@ -50,7 +50,14 @@ async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
 
-  const operator = await startOperator(options, { config, inCluster: !options.kubeconfig, logger });
+  let operator: RunningOperator;
+  try {
+    operator = await startOperator(options, { config, inCluster: !options.kubeconfig, logger });
+  } catch (err) {
+    if (!(err instanceof OperatorStartError)) throw err;
+    logger.fatal({ err: err.message }, `cannot start: ${err.message}`);
+    return 1;
+  }
   // SIGTERM/SIGINT: the operator's own ordered shutdown (drain reconciles for --shutdown-timeout, flush
   // Events, release the Lease, close watches and servers) under one overall deadline that leaves room
   // for the Lease release within the pod's default 30 s grace period; exits 0, or 1 past the deadline.

@@ -16,7 +16,7 @@ import { ResourceClient, type ResourceType } from '../kube/resource-client.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { realClock } from '../runtime/clock.ts';
 import { Controller } from '../runtime/controller.ts';
-import { cachesSyncedCheck, leaderElectionCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from '../runtime/health.ts';
+import { cachesSyncedCheck, leaderElectionCheck, leaseReachableCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from '../runtime/health.ts';
 import type { RunningServer } from '../runtime/http-server.ts';
 import { Informer } from '../runtime/informer.ts';
 import { LeaderElector } from '../runtime/leader-elector.ts';
@@ -103,6 +103,23 @@ export function needsReconcile(old: KubeObject, updated: KubeObject): boolean {
     old.metadata.uid !== updated.metadata.uid ||
     old.metadata.deletionTimestamp !== updated.metadata.deletionTimestamp
   );
+}
+
+/** A start-up step's failure as an {@link OperatorStartError} naming the flag behind it. */
+async function withFlag<T>(flag: string, step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (err) {
+    throw new OperatorStartError(`${flag}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** The operator could not start for a reason the user can fix (a busy port…); the message says which. */
+export class OperatorStartError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'OperatorStartError';
+  }
 }
 
 /** Starts everything; see the module doc. */
@@ -265,10 +282,17 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   const healthz: HealthCheck[] = [watchesHealthyCheck(informers, { clock })];
   if (elector) healthz.push(leaderElectionCheck(elector));
   const servers: RunningServer[] = [];
-  const metricsServer = options.metricsAddress ? await startMetricsServer(options.metricsAddress, metrics.registry) : undefined;
+  const readyz: HealthCheck[] = [cachesSyncedCheck(informers)];
+  if (elector) readyz.push(leaseReachableCheck(elector));
+  const metricsServer = options.metricsAddress
+    ? await withFlag('--metrics-bind-address', startMetricsServer(options.metricsAddress, metrics.registry))
+    : undefined;
   if (metricsServer) servers.push(metricsServer);
   const healthServer = options.healthAddress
-    ? await startHealthServer({ address: options.healthAddress, healthz, readyz: [cachesSyncedCheck(informers)] })
+    ? await withFlag('--health-probe-bind-address', startHealthServer({ address: options.healthAddress, healthz, readyz })).catch(async (err: unknown) => {
+        await metricsServer?.close();
+        throw err;
+      })
     : undefined;
   if (healthServer) servers.push(healthServer);
   logger.info({ metrics: metricsServer?.url, health: healthServer?.url, namespaces: options.namespaces.length > 0 ? options.namespaces : 'all', identity }, 'starting');

@@ -43,6 +43,21 @@ export function leaderElectionCheck(elector: { healthy(): boolean }): HealthChec
   };
 }
 
+/**
+ * For /readyz: fails while the elector cannot read its Lease at all (missing, forbidden, unreachable).
+ * A replica waiting for another leader is ready; one that can never lead because of its configuration
+ * is not, and the reason says why.
+ */
+export function leaseReachableCheck(elector: { leaseProblem(): string | undefined }): HealthCheck {
+  return {
+    name: 'leader-election-lease',
+    check: () => {
+      const problem = elector.leaseProblem();
+      return problem === undefined ? { ok: true } : { ok: false, reason: problem };
+    },
+  };
+}
+
 /** Options for {@link watchesHealthyCheck}. */
 export interface WatchesHealthyOptions {
   /** A reflector failing for longer than this since its last healthy moment is stuck. @default 300_000 */

@@ -54,9 +54,13 @@ export async function startHttpServer(address: BindAddress, routes: Readonly<Rec
   // Probes and scrapes are short: do not let idle keep-alive sockets hold shutdown up.
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const why = err.code === 'EADDRINUSE' ? 'the address is already in use' : err.code === 'EACCES' ? 'permission denied' : err.message;
+      reject(new Error(`cannot listen on ${address.host}:${address.port}: ${why}`, { cause: err }));
+    };
+    server.once('error', onError);
     server.listen(address.port, address.host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });

@@ -59,6 +59,7 @@ export class LeaderElector {
   #state: ElectorState = { kind: 'idle' };
   #observed: Observed | undefined;
   #observedAt = 0;
+  #leaseProblem: string | undefined;
   #reportedLeader = '';
   #deadlineTimer: TimerHandle | undefined;
   #wake: (() => void) | undefined;
@@ -93,6 +94,11 @@ export class LeaderElector {
   /** Whether this replica currently leads (its gate may still be closed while a renewal is overdue). */
   isLeader(): boolean {
     return this.#state.kind === 'leading';
+  }
+
+  /** Why the last attempt could not even read the Lease (missing, forbidden, unreachable), if it could not. */
+  leaseProblem(): string | undefined {
+    return this.#leaseProblem;
   }
 
   /** For /healthz: false once renewals have failed past the renew deadline, or leadership was lost. */
@@ -185,7 +191,9 @@ export class LeaderElector {
     let current: Awaited<ReturnType<LeaseLock['get']>>;
     try {
       current = await this.#lock.get();
+      this.#leaseProblem = undefined;
     } catch (err) {
+      this.#leaseProblem = `cannot read Lease ${this.#lock.describe()}: ${(err as Error).message}`;
       this.#logger.warn({ err, lease: this.#lock.describe() }, 'failed to read leader lease');
       return { ok: false };
     }

@@ -35,6 +35,15 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it.each<[string[], boolean]>([
+    [['--leader-elect'], true],
+    [['--leader-elect=true'], true],
+    [['--leader-elect=false'], false],
+    [['--leader-elect', '--leader-elect=false'], false],
+  ])('reads the boolean %j as Go flags do', (argv, leaderElect) => {
+    expect(parseCommandLine(argv)).toMatchObject({ kind: 'run', options: { leaderElect } });
+  });
+
   it.each([
     [['--help'], { kind: 'help' }],
     [['-h'], { kind: 'help' }],
@@ -52,6 +61,7 @@ describe('parseCommandLine', () => {
     [['--metrics-bind-address=8080'], '--metrics-bind-address: "8080" is not host:port'],
     [['--namespace=Bad_NS'], '--namespace: "Bad_NS" is not a valid namespace name'],
     [['--lease-name='], '--lease-name: must not be empty'],
+    [['--leader-elect=yes'], '--leader-elect: expected true or false, got "yes"'],
     [['frobnicate'], 'unexpected argument "frobnicate"'],
   ])('rejects %j with a message naming the flag', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
