@@ -1,8 +1,8 @@
 /**
  * The controller process, assembled from src/runtime: REST client (every write through the leader
  * election gate), one informer per kind and watched namespace, the BackupSchedule reconciler on a
- * controller loop, leader election on the Lease from dist/, `/metrics`, `/healthz` and `/readyz`, and
- * graceful shutdown (stop intake, finish in-flight reconciles within a deadline, release the Lease,
+ * controller loop, leader election on the Lease from dist/ (a replica that loses it pauses its workers
+ * and campaigns again), `/metrics`, `/healthz` and `/readyz`, and graceful shutdown (stop intake, finish in-flight reconciles within a deadline, release the Lease,
  * close watches).
  */
 import { randomUUID } from 'node:crypto';
@@ -46,7 +46,7 @@ export interface RunningOperator {
   readonly healthUrl: string | undefined;
   /** The metrics server's URL, when serving. */
   readonly metricsUrl: string | undefined;
-  /** Resolves when the process should exit, with the exit code (leadership lost, caches never synced…). */
+  /** Resolves when the process should exit, with the exit code (caches never synced…). */
   readonly failed: Promise<number>;
   /** Graceful shutdown; resolves once everything is closed. */
   shutdown(): Promise<void>;
@@ -310,23 +310,37 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   let electorDone: Promise<void> = Promise.resolve();
   if (elector) {
     const e = elector;
-    let leading = false;
-    electorDone = e
-      .run(electorStop.signal)
-      .catch((err: unknown) => logger.error({ err }, 'leader election failed'))
-      .finally(() => {
-        if (!shuttingDown) {
-          // controller-runtime exits on lost leadership: the gate is already closed, a new process campaigns afresh.
-          logger.error({ identity, wasLeader: leading }, 'leader election lost');
+    let workersStarted = false;
+    // Losing the Lease (renewals failing through an API outage, or another holder) closes the write
+    // gate at once; the workers pause, the caches stay warm, and this replica campaigns again. Exiting
+    // instead (controller-runtime's way) would restart every replica at once during an API server
+    // upgrade, each starting over with a full LIST.
+    electorDone = (async () => {
+      while (!shuttingDown) {
+        try {
+          await e.run(electorStop.signal);
+        } catch (err) {
+          logger.error({ err }, 'leader election failed');
           failWith(1);
+          return;
         }
-      });
+        if (shuttingDown) return;
+        logger.warn({ identity }, 'leader election lost; pausing workers and campaigning again');
+        await controller.pause();
+      }
+    })();
     // Workers start once we lead; the informers warm the caches meanwhile.
     onStartedLeading = () => {
       if (shuttingDown) return;
-      leading = true;
       logger.info({ identity }, 'became leader; starting workers');
-      startWorkers();
+      if (!workersStarted) {
+        workersStarted = true;
+        startWorkers();
+        return;
+      }
+      // Another leader may have acted meanwhile: every schedule is looked at again, as after a restart.
+      for (const informer of schedules.all) for (const key of informer.store.keys()) queue.add(key);
+      controller.resume();
     };
   } else {
     startWorkers();

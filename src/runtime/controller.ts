@@ -59,7 +59,8 @@ export class CacheSyncTimeoutError extends Error {
 type ControllerState =
   | { readonly kind: 'new' }
   | { readonly kind: 'syncing' }
-  | { readonly kind: 'running'; readonly workers: Promise<void> }
+  | { readonly kind: 'running'; readonly workers: Promise<void>; readonly pause: AbortController }
+  | { readonly kind: 'paused' }
   | { readonly kind: 'stopped' };
 
 /** Runs a reconciler over a work queue. */
@@ -125,8 +126,34 @@ export class Controller {
     }
     if (this.#state.kind !== 'syncing') return;
     this.#logger.info({ workers: this.#concurrency }, 'starting workers');
-    const workers = Array.from({ length: this.#concurrency }, () => this.#worker());
-    this.#state = { kind: 'running', workers: Promise.all(workers).then(() => undefined) };
+    this.#startWorkers();
+  }
+
+  #startWorkers(): void {
+    const pause = new AbortController();
+    const workers = Array.from({ length: this.#concurrency }, () => this.#worker(pause.signal));
+    this.#state = { kind: 'running', workers: Promise.all(workers).then(() => undefined), pause };
+  }
+
+  /**
+   * Stops taking keys and waits for the reconciles in flight; the queue keeps collecting keys from the
+   * informers meanwhile (a replica that lost its Lease keeps its caches warm). {@link resume} starts
+   * the workers again. Resolves at once unless running.
+   */
+  async pause(): Promise<void> {
+    const state = this.#state;
+    if (state.kind !== 'running') return;
+    this.#state = { kind: 'paused' };
+    state.pause.abort();
+    await state.workers;
+    this.#logger.info({}, 'workers paused');
+  }
+
+  /** Starts the workers again after {@link pause}; a no-op in any other state. */
+  resume(): void {
+    if (this.#state.kind !== 'paused') return;
+    this.#logger.info({ workers: this.#concurrency }, 'resuming workers');
+    this.#startWorkers();
   }
 
   /**
@@ -150,9 +177,10 @@ export class Controller {
     return inTime;
   }
 
-  async #worker(): Promise<void> {
+  async #worker(paused: AbortSignal): Promise<void> {
     for (;;) {
-      const key = await this.queue.get();
+      if (paused.aborted) return;
+      const key = await this.queue.get(paused);
       if (key === undefined) return;
       await this.#process(key);
     }

@@ -110,11 +110,16 @@ export class LeaderElector {
 
   /**
    * Campaigns until this replica leads, then renews every retryPeriod. Resolves when leadership is
-   * lost, or when `signal` aborts (after releasing the lease if we held it).
+   * lost, or when `signal` aborts (after releasing the lease if we held it). After a loss it may be
+   * called again to campaign anew (the gate stays closed until this replica leads again).
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.#state.kind !== 'idle') throw new Error('LeaderElector.run may be called only once');
+    const state = this.#state;
+    if (state.kind !== 'idle' && !(state.kind === 'stopped' && state.reason === 'lost')) {
+      throw new Error('LeaderElector.run may be called again only after leadership was lost');
+    }
     this.#state = { kind: 'candidate' };
+    this.#ledOnce = false;
     const stopped = new Promise<void>((resolve) => (this.#wake = resolve));
     const onAbort = (): void => void this.#stop();
     signal.addEventListener('abort', onAbort, { once: true });

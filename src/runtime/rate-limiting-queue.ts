@@ -20,8 +20,8 @@ export interface RateLimitingQueue<K = string> {
   forget(key: K): void;
   /** Retries of `key` since it was last forgotten. */
   numRequeues(key: K): number;
-  /** The next key, owned by the caller until `done`; `undefined` once shut down and empty. */
-  get(): Promise<K | undefined>;
+  /** The next key, owned by the caller until `done`; `undefined` once shut down and empty, or once `signal` aborts the wait. */
+  get(signal?: AbortSignal): Promise<K | undefined>;
   /** Ends processing of `key`. */
   done(key: K): void;
   /** Keys queued and not yet handed out. */

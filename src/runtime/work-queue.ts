@@ -47,6 +47,12 @@ export const noopWorkQueueMetricsProvider: WorkQueueMetricsProvider = {
 };
 
 /** Options of {@link WorkQueue}. */
+/** A pending {@link WorkQueue.get}: `waiting` turns false once it was answered or aborted. */
+interface Waiter<K> {
+  readonly resolve: (key: K | undefined) => void;
+  waiting: boolean;
+}
+
 export interface WorkQueueOptions {
   /**
    * The queue's name, the `name` label of its metrics.
@@ -82,7 +88,7 @@ export class WorkQueue<K = string> {
   readonly #processing = new Map<K, number>();
   /** When each dirty key was added, for the queue-latency metric. */
   readonly #addedAt = new Map<K, number>();
-  readonly #waiters = new Fifo<(key: K | undefined) => void>();
+  readonly #waiters = new Fifo<Waiter<K>>();
   #shuttingDown = false;
   #drainWaiters: (() => void)[] = [];
   #metricsTimer: TimerHandle | undefined;
@@ -134,12 +140,22 @@ export class WorkQueue<K = string> {
 
   /**
    * Resolves with the next key, which the caller then owns until it calls {@link done}; waits while
-   * the queue is empty. Resolves `undefined` once the queue is shut down and empty.
+   * the queue is empty. Resolves `undefined` once the queue is shut down and empty, or when `signal`
+   * aborts while waiting (a paused worker).
    */
-  get(): Promise<K | undefined> {
+  get(signal?: AbortSignal): Promise<K | undefined> {
     if (this.#queue.length > 0) return Promise.resolve(this.#take());
-    if (this.#shuttingDown) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    if (this.#shuttingDown || signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const waiter: Waiter<K> = { resolve, waiting: true };
+      // An aborted waiter is skipped when its turn comes: it must not take a key nobody processes.
+      signal?.addEventListener('abort', () => {
+        if (!waiter.waiting) return;
+        waiter.waiting = false;
+        resolve(undefined);
+      }, { once: true });
+      this.#waiters.push(waiter);
+    });
   }
 
   /** Marks `key` as processed; if it was added again meanwhile, it is queued again now. */
@@ -163,7 +179,10 @@ export class WorkQueue<K = string> {
     if (this.#metricsTimer) this.clock.clearTimeout(this.#metricsTimer);
     this.#metricsTimer = undefined;
     // Waiters only exist while the queue is empty, so each of them is told to stop.
-    for (let resolve = this.#waiters.shift(); resolve; resolve = this.#waiters.shift()) resolve(undefined);
+    for (let waiter = this.#waiters.shift(); waiter; waiter = this.#waiters.shift()) {
+      if (waiter.waiting) waiter.resolve(undefined);
+      waiter.waiting = false;
+    }
   }
 
   /**
@@ -182,8 +201,12 @@ export class WorkQueue<K = string> {
 
   #enqueue(key: K): void {
     this.#queue.push(key);
-    const waiter = this.#waiters.shift();
-    if (waiter) waiter(this.#take());
+    for (let waiter = this.#waiters.shift(); waiter; waiter = this.#waiters.shift()) {
+      if (!waiter.waiting) continue;
+      waiter.waiting = false;
+      waiter.resolve(this.#take());
+      return;
+    }
   }
 
   #take(): K {

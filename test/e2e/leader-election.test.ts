@@ -70,16 +70,24 @@ describe('leader election with two replicas', () => {
     expect(writesBy(B_USER).filter((e) => e.resource === 'cronjobs')).toEqual([expect.objectContaining({ verb: 'create', namespace: 'le', code: 201 })]);
   });
 
-  it('exits non-zero soon after losing the Lease to another holder', async () => {
+  it('pauses after losing the Lease to another holder, writes nothing meanwhile, and leads again once it expires', async () => {
     // Someone else takes the Lease (as a replica on the far side of a partition would after expiry):
-    // B's renewals fail, its gate closes at the renew deadline, and it exits 1 instead of writing on.
+    // B's renewals fail and its gate closes at the renew deadline; it pauses and campaigns again.
     const leases = clientFor<KubeObject & { spec: Record<string, unknown> }>(cluster.admin, 'Lease');
     const lease = await leases.get(LEASE);
     const now = new Date().toISOString().replace('Z', '000Z');
-    lease.spec = { ...lease.spec, holderIdentity: 'intruder', renewTime: now, acquireTime: now, leaseDurationSeconds: 3600 };
+    lease.spec = { ...lease.spec, holderIdentity: 'intruder', renewTime: now, acquireTime: now, leaseDurationSeconds: 4 };
     await leases.update(lease);
-    const code = await waitFor('replica B to exit', () => b.child.exitCode ?? undefined, 15_000, 100);
-    expect(code).toBe(1);
-    expect(b.records().some((r) => r['msg'] === 'leader election lost')).toBe(true);
-  }, 20_000);
+    await b.waitForLog('replica B to pause', (r) => r['msg'] === 'leader election lost; pausing workers and campaigning again', 15_000);
+    const writesBefore = writesBy(B_USER).filter((e) => e.resource !== 'leases').length;
+    const k = api(cluster.admin);
+    await k.schedules.create(scheduleManifest('le', 'five') as never);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(writesBy(B_USER).filter((e) => e.resource !== 'leases')).toHaveLength(writesBefore);
+
+    await waitFor('replica B to lead again', () => b.records().filter((r) => r['msg'] === 'became leader; starting workers').length === 2 || undefined, 15_000, 100);
+    await k.waitForReady('le', 'five');
+    expect(await leaseHolder()).toBe('replica-b');
+    expect(b.child.exitCode).toBeNull();
+  }, 30_000);
 });

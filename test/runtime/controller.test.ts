@@ -221,6 +221,27 @@ describe('Controller', () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it('pauses: finishes the reconcile in flight, takes no key while paused, and resumes with what was queued meanwhile', async () => {
+    const gate = deferred();
+    const { calls, controller } = setup(async (ctx) => (ctx.key === 'ns/slow' ? gate.promise : undefined), { concurrency: 2 });
+    controller.queue.add('ns/slow');
+    await controller.start();
+    await settle();
+    expect(calls).toEqual(['ns/slow']);
+    const paused = controller.pause();
+    controller.queue.add('ns/queued-while-pausing');
+    await settle();
+    gate.resolve();
+    await paused;
+    controller.queue.add('ns/queued-while-paused');
+    await settle();
+    expect(calls).toEqual(['ns/slow']);
+    expect(controller.queue.len()).toBe(2);
+    controller.resume();
+    await settle();
+    expect(calls.slice(1).sort()).toEqual(['ns/queued-while-paused', 'ns/queued-while-pausing']);
+  });
+
   it('rejects a concurrency that is not a positive integer', () => {
     expect(() => new Controller({ name: 'x', reconciler: { reconcile: async () => undefined }, concurrency: 0 })).toThrow(
       'Controller "x": concurrency must be a positive integer, got 0',

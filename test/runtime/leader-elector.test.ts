@@ -256,6 +256,38 @@ describe('LeaderElector', () => {
     expect(lock.ops()).toEqual(['get', 'update', 'update', 'get']);
   });
 
+  it('campaigns again when run() is called after a loss, and leads once the other holder lets the lease expire', async () => {
+    const clock = new FakeClock();
+    const { server, newLock } = setup(clock);
+    const lock = newLock();
+    const a = elector(lock, clock, 'a');
+    await flush();
+    server.externalWrite(held('b', clock.now()));
+    await advance(clock, 2_000);
+    await a.running;
+    expect(a.e.isLeader()).toBe(false);
+    const again = a.e.run(a.controller.signal);
+    await advance(clock, 10_000);
+    expect(a.e.isLeader()).toBe(false);
+    expect(a.e.gate.isOpen()).toBe(false);
+    // b stopped renewing when it wrote; 15 s after a saw that record, the lease is free to take.
+    await advance(clock, 6_000);
+    expect(a.e.isLeader()).toBe(true);
+    expect(a.e.gate.isOpen()).toBe(true);
+    a.controller.abort();
+    await again;
+  });
+
+  it('refuses a second run() while the first still campaigns', async () => {
+    const clock = new FakeClock();
+    const { newLock } = setup(clock);
+    const a = elector(newLock(), clock, 'a');
+    await flush();
+    await expect(a.e.run(new AbortController().signal)).rejects.toThrow('LeaderElector.run may be called again only after leadership was lost');
+    a.controller.abort();
+    await a.running;
+  });
+
   it('on abort closes the gate before writing an empty holder, and the other candidate takes over at its next retry', async () => {
     const clock = new FakeClock();
     const { server, newLock } = setup(clock);
@@ -316,6 +348,7 @@ describe('LeaderElector', () => {
     expect(warnings[0]!.msg).toBe('failed to read leader lease');
     expect((warnings[0]!.obj as { err: unknown }).err).toBeInstanceOf(LeaseNotFoundError);
     expect(e.isLeader()).toBe(false);
+    expect(e.leaseProblem()).toMatch(/^cannot read Lease ops\/op-leader: Lease ops\/op-leader not found/);
     controller.abort();
     await running;
   });
