@@ -5,19 +5,25 @@
  *
  * Recording never fails a reconcile: Events are best effort, sent in the background, errors logged.
  * Like client-go's broadcaster, one Event is written at a time from a bounded backlog (dropping when
- * full), so memory stays bounded. Unlike it, Events yield to the reconciles' own writes: while
- * `deferWhile()` says the controller is busy, an Event waits (at most `maxDeferMs`), because the API
- * server's capacity is better spent converging objects than describing it; measured on 1,000 new
- * schedules, Events sent alongside the reconciles' writes made convergence ~40 % slower.
+ * full), so memory stays bounded. Unlike it, Events are a low-priority lane: they yield to the
+ * reconciles' own writes (while `deferWhile()` says the controller is busy, an Event waits, at most
+ * `maxDeferMs`), and a global token bucket caps them (client-go's correlator caps them per object);
+ * beyond the budget they are dropped and reported to `onDrop`. The API server's capacity is better
+ * spent converging objects than describing it: measured on 1,000 new schedules, Events sent alongside
+ * the reconciles' writes made convergence ~40 % slower.
  */
 import type { Clock } from '../runtime/clock.ts';
 import { realClock } from '../runtime/clock.ts';
 import { isNotFound } from '../kube/api-status-error.ts';
 import type { KubeObject } from '../kube/object.ts';
+import { BucketRateLimiter } from '../runtime/rate-limiters.ts';
 import { formatTime } from '../build/status.ts';
 
 /** Event types of core/v1 Events. */
 export type EventType = 'Normal' | 'Warning';
+
+/** Why an Event was not recorded: over the global budget, or the backlog was full. */
+export type EventDropReason = 'budget' | 'backlog';
 
 /** Records Events about objects. */
 export interface EventRecorder {
@@ -50,8 +56,12 @@ export interface KubeEventRecorderOptions {
   readonly maxDeferMs?: number;
   /** How often a deferred Event checks `deferWhile` again, in ms. @default 50 */
   readonly deferPollMs?: number;
-  /** Called when an Event is dropped because the backlog is full. @default ignore */
-  readonly onDrop?: (event: { reason: string; message: string }) => void;
+  /** Events per second the budget refills with. @default 5 */
+  readonly eventsPerSecond?: number;
+  /** Events that may go out back to back before the budget bites. @default 50 */
+  readonly eventBurst?: number;
+  /** Called when an Event is dropped: over the budget, or the backlog is full. @default ignore */
+  readonly onDrop?: (event: { reason: string; message: string }, why: EventDropReason) => void;
   /** Called with every failed Event write. @default ignore */
   readonly onError?: (err: unknown, event: KubeObject) => void;
   /** Time source for timestamps and names. @default realClock */
@@ -75,7 +85,8 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #onError: (err: unknown, event: KubeObject) => void;
   readonly #clock: Clock;
   readonly #maxBacklog: number;
-  readonly #onDrop: (event: { reason: string; message: string }) => void;
+  readonly #onDrop: (event: { reason: string; message: string }, why: EventDropReason) => void;
+  readonly #budget: BucketRateLimiter<void>;
   readonly #seen = new Map<string, Recorded>();
   readonly #deferWhile: () => boolean;
   readonly #maxDeferMs: number;
@@ -95,11 +106,16 @@ export class KubeEventRecorder implements EventRecorder {
     this.#maxDeferMs = options.maxDeferMs ?? 30_000;
     this.#deferPollMs = options.deferPollMs ?? 50;
     this.#onDrop = options.onDrop ?? (() => {});
+    this.#budget = new BucketRateLimiter({ qps: options.eventsPerSecond ?? 5, burst: options.eventBurst ?? 50, clock: this.#clock });
   }
 
   event(object: KubeObject, type: EventType, reason: string, message: string): void {
     if (this.#backlog.length >= this.#maxBacklog) {
-      this.#onDrop({ reason, message });
+      this.#onDrop({ reason, message }, 'backlog');
+      return;
+    }
+    if (!this.#budget.allow()) {
+      this.#onDrop({ reason, message }, 'budget');
       return;
     }
     const meta = object.metadata;

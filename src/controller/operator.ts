@@ -27,6 +27,7 @@ import { startMetricsServer } from '../runtime/metrics-server.ts';
 import { openWriteGate } from '../runtime/write-gate.ts';
 import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
 import type { ControllerOptions } from './cli-options.ts';
+import { eventsDroppedCounter } from './controller-metrics.ts';
 import { KubeEventRecorder } from './event-recorder.ts';
 import { HeapCompactor } from './heap-compactor.ts';
 import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
@@ -190,6 +191,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   );
   const informers = [...schedules.all, ...cronJobs.all];
 
+  const countDroppedEvent = eventsDroppedCounter(metrics.registry);
   // The recorder is built before the controller it defers to.
   let controllerRef: Controller | undefined;
   const events = new KubeEventRecorder({
@@ -200,7 +202,11 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     instance: identity,
     clock,
     onError: (err, event) => logger.warn({ err: String(err), event: objectKey(event.metadata) }, 'could not record event'),
-    onDrop: (event) => logger.warn({ reason: event.reason }, 'event backlog full; dropping event'),
+    // Counted, and logged only at debug: a mass creation drops thousands by design.
+    onDrop: (event, why) => {
+      countDroppedEvent(why);
+      logger.debug({ reason: event.reason, why }, 'event dropped');
+    },
     // Reconcile writes first: Events wait while keys are queued or being reconciled (at most 30 s).
     deferWhile: () => controllerRef !== undefined && (controllerRef.activeWorkers > 0 || controllerRef.queue.len() > 0),
   });

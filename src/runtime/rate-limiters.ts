@@ -114,6 +114,19 @@ export class BucketRateLimiter<K> implements RateLimiter<K> {
     return this.#tokens >= 0 ? 0 : (-this.#tokens / this.#qps) * 1000;
   }
 
+  /**
+   * Takes a token if one is there now (x/time/rate `Allow`): true, or false without reserving anything,
+   * for callers that drop what exceeds the budget instead of waiting.
+   */
+  allow(): boolean {
+    const now = this.#clock.now();
+    this.#tokens = Math.min(this.#burst, this.#tokens + (Math.max(0, now - this.#last) * this.#qps) / 1000);
+    this.#last = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+
   forget(_key: K): void {}
 
   numRequeues(_key: K): number {

@@ -112,12 +112,29 @@ describe('KubeEventRecorder', () => {
   it('drops Events beyond the backlog and says so, like client-go when its queue is full', async () => {
     const writer = new FakeEvents();
     const dropped: string[] = [];
-    const recorder = new KubeEventRecorder({ writer, maxBacklog: 2, onDrop: (e) => dropped.push(e.message) });
+    const recorder = new KubeEventRecorder({ writer, maxBacklog: 2, onDrop: (e, why) => dropped.push(`${e.message}:${why}`) });
     for (const m of ['1', '2', '3', '4']) recorder.event(schedule, 'Normal', 'Created', m);
     await recorder.flush();
     // The first is taken off the backlog at once; two wait; the fourth finds the backlog full.
     expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3']);
-    expect(dropped).toEqual(['4']);
+    expect(dropped).toEqual(['4:backlog']);
+  });
+
+  it('drops Events over the global budget, and sends again once it refills', async () => {
+    const writer = new FakeEvents();
+    const clock = new FakeClock();
+    const dropped: string[] = [];
+    const recorder = new KubeEventRecorder({ writer, clock, eventsPerSecond: 2, eventBurst: 3, onDrop: (e, why) => dropped.push(`${e.message}:${why}`) });
+    for (const m of ['1', '2', '3', '4', '5']) recorder.event(schedule, 'Normal', 'Created', m);
+    await recorder.flush();
+    expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3']);
+    expect(dropped).toEqual(['4:budget', '5:budget']);
+    clock.step(500);
+    recorder.event(schedule, 'Normal', 'Created', '6');
+    recorder.event(schedule, 'Normal', 'Created', '7');
+    await recorder.flush();
+    expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3', '6']);
+    expect(dropped).toEqual(['4:budget', '5:budget', '7:budget']);
   });
 
   it('lets Events wait while the controller is busy, at most maxDeferMs', async () => {
