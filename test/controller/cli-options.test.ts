@@ -19,6 +19,7 @@ describe('parseCommandLine', () => {
         logLevel: 'info',
         logFormat: 'json',
         backupImage: DEFAULT_IMAGE,
+        allowedBackupImages: [],
         shutdownTimeoutSeconds: 10,
       },
     });
@@ -33,6 +34,11 @@ describe('parseCommandLine', () => {
       kind: 'run',
       options: { leaderElect: true, leaseName: 'l', leaseNamespace: 'ns', healthAddress: { host: '127.0.0.1', port: 0 }, concurrency: 4, logLevel: 'debug', namespaces: ['a', 'b'], backupImage: 'img:1', kubeconfig: '/k' },
     });
+  });
+
+  it('reads --allowed-backup-images as a repeatable, comma-separated list of patterns', () => {
+    const command = parseCommandLine(['--allowed-backup-images=registry.example.com/backup/*, ghcr.io/acme/etcd-backup:1', '--allowed-backup-images', 'quay.io/x/y@sha256:*']);
+    expect(command).toMatchObject({ options: { allowedBackupImages: ['registry.example.com/backup/*', 'ghcr.io/acme/etcd-backup:1', 'quay.io/x/y@sha256:*'] } });
   });
 
   it.each([
@@ -53,6 +59,8 @@ describe('parseCommandLine', () => {
     [['--namespace=Bad_NS'], '--namespace: "Bad_NS" is not a valid namespace name'],
     [['--lease-name='], '--lease-name: must not be empty'],
     [['frobnicate'], 'unexpected argument "frobnicate"'],
+    [['--allowed-backup-images=a/*,,b'], '--allowed-backup-images: an image pattern must not be empty'],
+    [['--allowed-backup-images=a/*\tb'], '--allowed-backup-images: image pattern "a/*\\tb" contains whitespace'],
   ])('rejects %j with a message naming the flag', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
     expect(() => parseCommandLine(argv)).toThrow(message);
