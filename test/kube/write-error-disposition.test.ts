@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiStatusError, statusErrors, writeErrorDisposition } from '../../src/kube/api-status-error.ts';
 
 const CJ = { group: 'batch', resource: 'cronjobs' };
-const err = (code: number, reason: string) => new ApiStatusError({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: reason });
+const err = (code: number, reason: string) => new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code, reason, message: reason });
 
 describe('writeErrorDisposition', () => {
   it.each<[string, unknown, 'create' | 'update', 'retry' | 'terminal']>([
