@@ -111,6 +111,12 @@ type Outcome = { move: ReconcileMove; result: ReconcileResult };
 
 const silent: ReconcileLogger = { info: () => {}, debug: () => {} };
 
+/** The owned fields where a write's response still differs from the desired child: what the server did not keep. */
+function notKept(stored: KubeObject | undefined, desired: KubeObject): string[] {
+  // A response that is not an object (a fake, a proxy's empty body) says nothing about what was kept.
+  return stored?.metadata ? cronJobDrift(stored, desired) : [];
+}
+
 /** Reconciles BackupSchedules into child CronJobs. */
 export class BackupScheduleReconciler {
   readonly #schedules: CacheReader<BackupScheduleObject>;
@@ -189,7 +195,7 @@ export class BackupScheduleReconciler {
       }
       this.#logger.info({ key, child: childKey }, 'created CronJob');
       this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${desired.metadata.name}"`);
-      const held = await this.#afterWrite(key, schedule, now, stored, desired);
+      const held = await this.#afterWrite(key, schedule, now, stored, notKept(stored, desired), desired);
       return held ? { move: 'createCronJob', result: held.result } : { move: 'createCronJob', result: {} };
     }
 
@@ -219,9 +225,12 @@ export class BackupScheduleReconciler {
         if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, child, desired, 'update', err);
         throw err;
       }
-      this.#logger.info({ key, child: childKey, drift }, 'updated drifted CronJob');
-      this.#events?.event(schedule, 'Normal', 'Updated', `Updated CronJob "${child.metadata.name}": ${listFields(drift)}`);
-      const held = await this.#afterWrite(key, schedule, current, stored, desired);
+      const responseDrift = notKept(stored, desired);
+      // Only what the server kept was updated; a write that changed nothing gets no Normal Event.
+      const fixed = drift.filter((f) => !responseDrift.includes(f));
+      this.#logger.info({ key, child: childKey, drift, notKept: responseDrift }, 'updated drifted CronJob');
+      if (fixed.length > 0) this.#events?.event(schedule, 'Normal', 'Updated', `Updated CronJob "${child.metadata.name}": ${listFields(fixed)}`);
+      const held = await this.#afterWrite(key, schedule, current, stored, responseDrift, desired);
       return held ? { move: 'updateCronJob', result: held.result } : { move: 'updateCronJob', result: {} };
     }
 
@@ -235,10 +244,8 @@ export class BackupScheduleReconciler {
    * field, reports ChildNotPersisted right away (a no-op update brings no watch event, so no later
    * reconcile would) and says when to try again. Undefined when everything was kept.
    */
-  async #afterWrite(key: string, schedule: BackupScheduleObject, now: ChildDriftNow, stored: KubeObject, desired: KubeObject): Promise<Outcome | undefined> {
+  async #afterWrite(key: string, schedule: BackupScheduleObject, now: ChildDriftNow, stored: KubeObject, responseDrift: readonly string[], desired: KubeObject): Promise<Outcome | undefined> {
     const at = this.#clock.now();
-    // A response without metadata (not a CronJob) says nothing about what was kept.
-    const responseDrift = stored?.metadata ? cronJobDrift(stored, desired) : [];
     const record = recordChildWrite(this.#lastWrites.get(key), now, { resourceVersion: stored?.metadata?.resourceVersion, drift: responseDrift }, at, this.#damping);
     this.#lastWrites.set(key, record);
     if (responseDrift.length === 0) return undefined;

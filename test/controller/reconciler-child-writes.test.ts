@@ -191,8 +191,8 @@ describe('fields the API server does not keep (issue 11: the silent stall)', () 
     await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'none', result: { requeueAfterMs: 1_000 } });
     expect(h.childWrites()).toBe(2);
     expect(h.calls.filter((c) => c.name === 'updateScheduleStatus')).toHaveLength(1);
-    expect(h.events).toHaveLength(3);
-    expect(h.events[2]).toMatchObject({ type: 'Normal', reason: 'Updated' });
+    // The update changed nothing, so there is no Normal "Updated" Event either.
+    expect(h.events).toHaveLength(2);
   });
 
   it('reports an update whose response still lacks the field in the same reconcile (a no-op update brings no watch event)', async () => {
@@ -203,7 +203,19 @@ describe('fields the API server does not keep (issue 11: the silent stall)', () 
     const h = harness({ schedule: edited, child }, { update: () => child });
     await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateCronJob', result: { requeueAfterMs: 5_000 } });
     expect(h.ready()).toMatchObject({ status: 'False', reason: 'ChildNotPersisted', observedGeneration: 2 });
-    expect(h.events.map((e) => e.reason)).toEqual(['Updated', 'ChildNotPersisted']);
+    expect(h.events.map((e) => e.reason)).toEqual(['ChildNotPersisted']);
+  });
+
+  it('names only the fields the server kept in the Updated Event when it kept some of them', async () => {
+    const before = converged(1);
+    const edited = converged(1, { schedule: '30 3 * * *', timeZone: 'Europe/Berlin' });
+    edited.metadata.generation = 2;
+    const h = harness({ schedule: edited, child: asStored(desiredOf(before), '300') }, { update: dropTimeZone('301') });
+    await h.reconciler.reconcile(KEY);
+    expect(h.events).toEqual([
+      { type: 'Normal', reason: 'Updated', message: 'Updated CronJob "nightly-etcd": spec.schedule' },
+      expect.objectContaining({ type: 'Warning', reason: 'ChildNotPersisted', message: expect.stringContaining('did not keep spec.timeZone:') }),
+    ]);
   });
 
   it('writes again at once when the schedule gets a new generation or the child changes', async () => {

@@ -16,7 +16,7 @@ import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { ResourceClient, type ResourceType } from '../../src/kube/resource-client.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS } from '../../src/controller/resources.ts';
-import { startTestApiServer } from '../apiserver/index.ts';
+import { startTestApiServer, type TestApiServerOptions } from '../apiserver/index.ts';
 import { CONTROLLER_NODE_FLAGS } from '../../src/controller/node-flags.ts';
 
 /** The test API server's handle, as {@link startTestApiServer} returns it. */
@@ -147,6 +147,11 @@ export interface ClusterOptions {
   readonly filter?: (doc: KubeObject) => boolean;
   /** Rewrites objects of dist/ before they are applied (e.g. RBAC minus one rule). @default none */
   readonly rewrite?: (doc: KubeObject) => KubeObject;
+  /**
+   * Further test API server options (dropped fields, mutating hooks, reported version);
+   * `enforceOwnerReferencePermissions` is always on. @default none
+   */
+  readonly server?: Omit<TestApiServerOptions, 'enforceOwnerReferencePermissions'>;
 }
 
 /**
@@ -155,7 +160,7 @@ export interface ClusterOptions {
  * controller must be allowed to set `blockOwnerDeletion` on its CronJobs.
  */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const server = await startTestApiServer({ enforceOwnerReferencePermissions: true });
+  const server = await startTestApiServer({ ...options.server, enforceOwnerReferencePermissions: true });
   const dir = mkdtempSync(join(tmpdir(), 'bks-e2e-'));
   const adminKubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(adminKubeconfig, server.kubeconfig());
