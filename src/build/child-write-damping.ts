@@ -140,3 +140,15 @@ export function recordChildWrite(
 export function childWriteExpired(last: ChildWrite, at: number, policy: DampingPolicy = {}): boolean {
   return at - last.at >= lifetimeMs(last, policy);
 }
+
+/**
+ * The wait before a child write the API server rejected for good (403, 422…) is tried again: as long as
+ * the rejection has lasted so far (`rejectedSinceMs`, from the Ready condition's lastTransitionTime;
+ * undefined when it is new), within [minMs, maxMs]: 30 s, 30 s, 1 min, 2 min… up to 10 min. Derived
+ * from the status, so nothing is remembered for it; slow, because only a change outside the object
+ * (RBAC granted, a webhook's policy changed) can make the same write succeed.
+ */
+export function rejectedRetryMs(rejectedSinceMs: number | undefined, at: number, minMs = 30_000, maxMs = 600_000): number {
+  const lasted = rejectedSinceMs === undefined || !Number.isFinite(rejectedSinceMs) ? 0 : at - rejectedSinceMs;
+  return Math.min(maxMs, Math.max(minMs, lasted));
+}

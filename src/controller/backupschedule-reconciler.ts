@@ -34,7 +34,16 @@
  */
 import { validateBackupSchedule, type FieldError } from '../api/index.ts';
 import { buildCronJob, childName } from '../build/index.ts';
-import { childWriteExpired, decideChildWrite, recordChildWrite, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../build/child-write-damping.ts';
+import {
+  childWriteExpired,
+  decideChildWrite,
+  holdMs,
+  recordChildWrite,
+  rejectedRetryMs,
+  type ChildDriftNow,
+  type ChildWrite,
+  type DampingPolicy,
+} from '../build/child-write-damping.ts';
 import { notPersistedCause, type KubeVersion } from '../build/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed } from '../build/image-policy.ts';
@@ -66,8 +75,7 @@ export interface ReconcilerWrites {
 export interface ReconcileLogger {
   info(fields: object, message: string): void;
   debug(fields: object, message: string): void;
-  /** @default info */
-  warn?(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
 }
 
 /** Options for {@link BackupScheduleReconciler}. */
@@ -94,10 +102,6 @@ export interface BackupScheduleReconcilerOptions {
   readonly serverVersion?: () => KubeVersion | undefined;
   /** Backoff of child writes that do not stick (src/build/child-write-damping.ts). @default its defaults */
   readonly damping?: DampingPolicy;
-  /** Shortest wait before a rejected child write is tried again; the wait grows with the rejection's age. @default 30_000 */
-  readonly rejectedRetryMinMs?: number;
-  /** Longest wait before a rejected child write is tried again. @default 600_000 */
-  readonly rejectedRetryMaxMs?: number;
   /** Time source for condition transition times. @default realClock */
   readonly clock?: Clock;
   /** Logger. @default silent */
@@ -109,7 +113,12 @@ export type ReconcileMove = 'none' | 'createCronJob' | 'updateCronJob' | 'update
 
 type Outcome = { move: ReconcileMove; result: ReconcileResult };
 
-const silent: ReconcileLogger = { info: () => {}, debug: () => {} };
+const silent: ReconcileLogger = { info: () => {}, debug: () => {}, warn: () => {} };
+
+/** `written` (a status write), coming back after `ms` unless the write itself asked for a rate-limited retry (409). */
+function retryAfter(written: Outcome, ms: number): Outcome {
+  return written.result.requeue ? written : { move: written.move, result: { requeueAfterMs: ms } };
+}
 
 /** The owned fields where a write's response still differs from the desired child: what the server did not keep. */
 function notKept(stored: KubeObject | undefined, desired: KubeObject): string[] {
@@ -127,8 +136,6 @@ export class BackupScheduleReconciler {
   readonly #allowedImages: readonly string[];
   readonly #serverVersion: () => KubeVersion | undefined;
   readonly #damping: DampingPolicy;
-  readonly #rejectedRetryMinMs: number;
-  readonly #rejectedRetryMaxMs: number;
   readonly #clock: Clock;
   readonly #logger: ReconcileLogger;
   /** The last successful child write per schedule key: the only state kept between reconciles. */
@@ -143,8 +150,6 @@ export class BackupScheduleReconciler {
     this.#allowedImages = options.allowedImages ?? [];
     this.#serverVersion = options.serverVersion ?? (() => undefined);
     this.#damping = options.damping ?? {};
-    this.#rejectedRetryMinMs = options.rejectedRetryMinMs ?? 30_000;
-    this.#rejectedRetryMaxMs = options.rejectedRetryMaxMs ?? 600_000;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silent;
   }
@@ -196,7 +201,7 @@ export class BackupScheduleReconciler {
       this.#logger.info({ key, child: childKey }, 'created CronJob');
       this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${desired.metadata.name}"`);
       const held = await this.#afterWrite(key, schedule, now, stored, notKept(stored, desired), desired);
-      return held ? { move: 'createCronJob', result: held.result } : { move: 'createCronJob', result: {} };
+      return { move: 'createCronJob', result: held?.result ?? {} };
     }
 
     const controller = controllerOf(child.metadata);
@@ -215,7 +220,7 @@ export class BackupScheduleReconciler {
         this.#logger.debug({ key, child: childKey, drift, why: decision.why, retryInMs: decision.retryInMs }, 'holding back a child write that did not stick');
         const outcome = this.#heldOutcome(decision.why, child, decision.fields);
         const written = await this.#writeStatus(schedule, child, outcome, (message) => this.#events?.event(schedule, 'Warning', decision.why, message));
-        return { move: written.move, result: written.result.requeue ? written.result : { requeueAfterMs: decision.retryInMs } };
+        return retryAfter(written, decision.retryInMs);
       }
       let stored: KubeObject;
       try {
@@ -231,7 +236,7 @@ export class BackupScheduleReconciler {
       this.#logger.info({ key, child: childKey, drift, notKept: responseDrift }, 'updated drifted CronJob');
       if (fixed.length > 0) this.#events?.event(schedule, 'Normal', 'Updated', `Updated CronJob "${child.metadata.name}": ${listFields(fixed)}`);
       const held = await this.#afterWrite(key, schedule, current, stored, responseDrift, desired);
-      return held ? { move: 'updateCronJob', result: held.result } : { move: 'updateCronJob', result: {} };
+      return { move: 'updateCronJob', result: held?.result ?? {} };
     }
 
     const last = this.#lastWrites.get(key);
@@ -246,15 +251,21 @@ export class BackupScheduleReconciler {
    */
   async #afterWrite(key: string, schedule: BackupScheduleObject, now: ChildDriftNow, stored: KubeObject, responseDrift: readonly string[], desired: KubeObject): Promise<Outcome | undefined> {
     const at = this.#clock.now();
+    if (now.drift.length === 0 && responseDrift.length === 0) {
+      // A create the server kept whole: nothing to hold back or count, so nothing to remember (this is
+      // every new schedule; the records stay few).
+      this.#lastWrites.delete(key);
+      return undefined;
+    }
     const record = recordChildWrite(this.#lastWrites.get(key), now, { resourceVersion: stored?.metadata?.resourceVersion, drift: responseDrift }, at, this.#damping);
     this.#lastWrites.set(key, record);
     if (responseDrift.length === 0) return undefined;
-    (this.#logger.warn ?? this.#logger.info).call(this.#logger, { key, child: objectKey(desired.metadata), notPersisted: responseDrift, repeats: record.repeats }, 'the API server did not keep fields of the CronJob it accepted');
+    this.#logger.warn({ key, child: objectKey(desired.metadata), notPersisted: responseDrift, repeats: record.repeats }, 'the API server did not keep fields of the CronJob it accepted');
     const decision = decideChildWrite(record, { ...now, resourceVersion: record.resourceVersion, drift: responseDrift }, at, this.#damping);
-    const retryInMs = decision.kind === 'hold' ? decision.retryInMs : 1;
+    const retryInMs = decision.kind === 'hold' ? decision.retryInMs : holdMs(record.repeats, this.#damping);
     const outcome = this.#heldOutcome('ChildNotPersisted', stored, responseDrift);
     const written = await this.#writeStatus(schedule, stored, outcome, (message) => this.#events?.event(schedule, 'Warning', 'ChildNotPersisted', message));
-    return { move: written.move, result: written.result.requeue ? written.result : { requeueAfterMs: retryInMs } };
+    return retryAfter(written, retryInMs);
   }
 
   #heldOutcome(why: 'ChildNotPersisted' | 'DriftRecurring', child: KubeObject, fields: readonly string[]): StatusOutcome {
@@ -266,19 +277,17 @@ export class BackupScheduleReconciler {
 
   /**
    * A child write the API server refused for good (see `writeErrorDisposition`): Ready=False with the
-   * API's message, a Warning Event when the condition changes, and a retry after a wait that grows with
-   * how long the rejection has lasted (the condition's lastTransitionTime): 30 s, 30 s, 1 min, 2 min…
-   * up to 10 min, with no state kept here.
+   * API's message, a Warning Event when the condition changes, and a retry after `rejectedRetryMs`.
    */
   async #rejected(schedule: BackupScheduleObject, child: KubeObject | undefined, desired: KubeObject, verb: 'create' | 'update', err: unknown): Promise<Outcome> {
     const status = err instanceof ApiStatusError ? err : undefined;
     const outcome: StatusOutcome = { kind: 'ChildRejected', verb, childName: desired.metadata.name ?? '', code: status?.code ?? 0, message: status?.message ?? String(err) };
-    (this.#logger.warn ?? this.#logger.info).call(this.#logger, { key: objectKey(schedule.metadata), verb, code: outcome.code, err: outcome.message }, 'the API server rejected the child write');
+    this.#logger.warn({ key: objectKey(schedule.metadata), verb, code: outcome.code, err: outcome.message }, 'the API server rejected the child write');
     const previous = schedule.status?.conditions?.find((c) => c.type === READY);
-    const since = previous?.status === 'False' && previous.reason === 'ChildRejected' ? this.#clock.now() - Date.parse(previous.lastTransitionTime) : 0;
-    const retryInMs = Math.min(this.#rejectedRetryMaxMs, Math.max(this.#rejectedRetryMinMs, Number.isFinite(since) ? since : 0));
+    const since = previous?.status === 'False' && previous.reason === 'ChildRejected' ? Date.parse(previous.lastTransitionTime) : undefined;
+    const retryInMs = rejectedRetryMs(since, this.#clock.now());
     const written = await this.#writeStatus(schedule, child, outcome, (message) => this.#events?.event(schedule, 'Warning', 'ChildRejected', message));
-    return { move: written.move, result: written.result.requeue ? written.result : { requeueAfterMs: retryInMs } };
+    return retryAfter(written, retryInMs);
   }
 
   #invalid(schedule: BackupScheduleObject, outcome: StatusOutcome, reason: 'InvalidSpec' | 'ImageNotAllowed'): Promise<Outcome> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, type ChildDriftNow } from '../../src/build/child-write-damping.ts';
+import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow } from '../../src/build/child-write-damping.ts';
 
 const T = 1_000_000;
 const now = (drift: string[], resourceVersion = '10', generation = 1): ChildDriftNow => ({ uid: 'u', generation, resourceVersion, drift });
@@ -59,5 +59,15 @@ describe('decideChildWrite', () => {
     expect(childWriteExpired(last, T + 599_999)).toBe(false);
     expect(childWriteExpired(last, T + 600_000)).toBe(true);
     expect(recordChildWrite(last, now(['spec.timeZone'], '11'), { resourceVersion: '11', drift: ['spec.timeZone'] }, T + 600_000).repeats).toBe(1);
+  });
+});
+
+describe('rejectedRetryMs', () => {
+  it('waits as long as the rejection has lasted, from 30 s to 10 minutes', () => {
+    expect(rejectedRetryMs(undefined, T)).toBe(30_000);
+    expect(rejectedRetryMs(T - 10_000, T)).toBe(30_000);
+    expect(rejectedRetryMs(T - 120_000, T)).toBe(120_000);
+    expect(rejectedRetryMs(T - 3_600_000, T)).toBe(600_000);
+    expect(rejectedRetryMs(Number.NaN, T)).toBe(30_000);
   });
 });
