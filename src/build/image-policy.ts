@@ -39,3 +39,26 @@ export function imagePatternProblem(pattern: string): string | undefined {
   if (pattern.length > 512) return `image pattern ${JSON.stringify(pattern.slice(0, 40))}… is longer than 512 characters`;
   return undefined;
 }
+
+interface PodTemplateView {
+  spec?: { jobTemplate?: { spec?: { template?: { spec?: { containers?: { image?: unknown }[]; initContainers?: { image?: unknown }[] } } } }; suspend?: unknown };
+}
+
+/** The images a CronJob's Jobs run (init containers included). */
+export function cronJobImages(cronJob: object): string[] {
+  const pod = (cronJob as PodTemplateView).spec?.jobTemplate?.spec?.template?.spec;
+  return [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])].map((c) => c.image).filter((i): i is string => typeof i === 'string');
+}
+
+/**
+ * The CronJob suspended, when it runs an image `allowed` refuses and is not suspended yet; otherwise
+ * undefined. For a child whose schedule now names a disallowed image (or whose image the flag no longer
+ * allows): it must not keep running, and the controller may update but not delete CronJobs. Input not mutated.
+ */
+export function suspendIfDisallowed<T extends object>(cronJob: T, allowed: (image: string) => boolean): T | undefined {
+  const spec = (cronJob as PodTemplateView).spec;
+  if (spec?.suspend === true || cronJobImages(cronJob).every(allowed)) return undefined;
+  const copy = JSON.parse(JSON.stringify(cronJob)) as T & { spec: { suspend?: boolean } };
+  copy.spec.suspend = true;
+  return copy;
+}

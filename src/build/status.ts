@@ -112,7 +112,7 @@ function readyCondition(
         reason: ReadyReason.ImageNotAllowed,
         message:
           `spec.image: "${outcome.image}" is not allowed by the operator (controller flag ${outcome.flag}: ` +
-          `${outcome.allowed.map((p) => `"${p}"`).join(', ')}); no CronJob is created or changed: remove spec.image or ask the operator's administrators to allow it`,
+          `${outcome.allowed.map((p) => `"${p}"`).join(', ')}); no CronJob is created or updated (one already running a disallowed image is suspended): remove spec.image or ask the operator's administrators to allow it`,
       };
     case 'ChildRejected':
       return {

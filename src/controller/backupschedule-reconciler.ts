@@ -9,7 +9,8 @@
  *    ownerReference.
  * 2. spec invalid (it slipped past admission) → `Ready=False/InvalidSpec` naming the field, a Warning
  *    Event, no child created or changed. `spec.image` outside the operator's allow-list
- *    (`--allowed-backup-images`) → `Ready=False/ImageNotAllowed` naming the flag, the same way.
+ *    (`--allowed-backup-images`) → `Ready=False/ImageNotAllowed` naming the flag, the same way, after
+ *    suspending an existing child that runs a disallowed image.
  * 3. child missing → create it with the controller ownerReference. `AlreadyExists` means the cache is
  *    behind (kuberay#715, controller-runtime#1464): requeue, never a second child.
  * 4. a CronJob with the child's name that this schedule does not control → `Ready=False/ChildNameConflict`;
@@ -32,21 +33,12 @@
  * = try again with rate-limited backoff (409 Conflict, AlreadyExists); `{ requeueAfterMs }` = a held-back
  * or rejected write is tried again then; a thrown error = rate-limited retry.
  */
-import { validateBackupSchedule, type FieldError } from '../api/index.ts';
+import { validateBackupSchedule } from '../api/index.ts';
 import { buildCronJob, childName } from '../build/index.ts';
-import {
-  childWriteExpired,
-  decideChildWrite,
-  holdMs,
-  recordChildWrite,
-  rejectedRetryMs,
-  type ChildDriftNow,
-  type ChildWrite,
-  type DampingPolicy,
-} from '../build/child-write-damping.ts';
+import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../build/child-write-damping.ts';
 import { notPersistedCause, type KubeVersion } from '../build/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
-import { ALLOWED_IMAGES_FLAG, imageAllowed } from '../build/image-policy.ts';
+import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../build/image-policy.ts';
 import { DEFAULT_IMAGE } from '../build/image.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
 import { ApiStatusError, isAlreadyExists, isConflict, writeErrorDisposition } from '../kube/api-status-error.ts';
@@ -290,10 +282,23 @@ export class BackupScheduleReconciler {
     return retryAfter(written, retryInMs);
   }
 
-  #invalid(schedule: BackupScheduleObject, outcome: StatusOutcome, reason: 'InvalidSpec' | 'ImageNotAllowed'): Promise<Outcome> {
-    // The child this schedule already controls keeps running unchanged; status keeps reporting it.
+  async #invalid(schedule: BackupScheduleObject, outcome: StatusOutcome, reason: 'InvalidSpec' | 'ImageNotAllowed'): Promise<Outcome> {
+    // The child this schedule already controls is left unchanged (status keeps reporting it), except
+    // that one running an image the operator does not allow (any more) is suspended first.
     const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
     const owned = child && controllerOf(child.metadata)?.uid === schedule.metadata.uid ? child : undefined;
+    const suspended = owned && reason === 'ImageNotAllowed' ? suspendIfDisallowed(owned, (i) => imageAllowed(i, this.#image, this.#allowedImages)) : undefined;
+    if (suspended) {
+      try {
+        await this.#writes.updateCronJob(suspended);
+      } catch (err) {
+        if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, suspended, 'update', err);
+        if (isConflict(err)) return { move: 'updateCronJob', result: { requeue: true } };
+        throw err;
+      }
+      this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${suspended.metadata.name}": it runs an image ${ALLOWED_IMAGES_FLAG} does not allow`);
+      return { move: 'updateCronJob', result: {} };
+    }
     return this.#writeStatus(schedule, owned, outcome, (message) => this.#events?.event(schedule, 'Warning', reason, message));
   }
 

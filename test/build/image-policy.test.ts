@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageAllowed, imageMatches, imagePatternProblem } from '../../src/build/image-policy.ts';
+import { imageAllowed, imageMatches, imagePatternProblem, suspendIfDisallowed } from '../../src/build/image-policy.ts';
 
 const OWN = 'ghcr.io/kubelings/backupschedule-operator:0.1.0';
 
@@ -39,5 +39,24 @@ describe('imagePatternProblem', () => {
   it('accepts patterns and exact references', () => {
     expect(imagePatternProblem('registry.example.com/backup/*')).toBeUndefined();
     expect(imagePatternProblem('*')).toBeUndefined();
+  });
+});
+
+describe('suspendIfDisallowed', () => {
+  const cronJob = (images: string[], suspend?: boolean) => ({
+    spec: { ...(suspend === undefined ? {} : { suspend }), jobTemplate: { spec: { template: { spec: { initContainers: [{ image: images[0] }], containers: images.slice(1).map((image) => ({ image })) } } } } },
+  });
+  const allowed = (image: string) => image.startsWith('ok/');
+
+  it('returns a suspended copy when any container or init container runs a disallowed image', () => {
+    const input = cronJob(['ok/a', 'bad/b']);
+    expect(suspendIfDisallowed(input, allowed)?.spec.suspend).toBe(true);
+    expect(input.spec).not.toHaveProperty('suspend');
+    expect(suspendIfDisallowed(cronJob(['bad/init', 'ok/b']), allowed)?.spec.suspend).toBe(true);
+  });
+
+  it('returns undefined when every image is allowed or the CronJob is already suspended', () => {
+    expect(suspendIfDisallowed(cronJob(['ok/a', 'ok/b']), allowed)).toBeUndefined();
+    expect(suspendIfDisallowed(cronJob(['bad/a'], true), allowed)).toBeUndefined();
   });
 });

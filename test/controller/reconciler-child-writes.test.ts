@@ -1,83 +1,13 @@
 /**
  * The reconciler when a child write does not work out: rejected for good (ChildRejected), accepted but
- * not kept (ChildNotPersisted), undone again and again by another writer (DriftRecurring), and a
- * `spec.image` outside the operator's allow-list (ImageNotAllowed).
+ * not kept (ChildNotPersisted), undone again and again by another writer (DriftRecurring).
  */
 import { describe, expect, it } from 'vitest';
-import { buildCronJob } from '../../src/build/index.ts';
-import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
-import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
-import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
-import { objectKey, type KubeObject } from '../../src/kube/object.ts';
-import { FakeClock } from '../../src/runtime/clock.ts';
 import { asStored, schedule } from './fixtures.ts';
+import { converged, desiredOf, dropTimeZone, harness, KEY, type Answer, type CronJob } from './reconciler-harness.ts';
 
-type CronJob = KubeObject & { spec: any };
-type Answer = (obj: KubeObject) => KubeObject;
-
-const IMAGE = 'ghcr.io/kubelings/backupschedule-operator:test';
-const KEY = 'kubelings/nightly-etcd';
 const CRONJOBS = { group: 'batch', resource: 'cronjobs' };
-const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: IMAGE }) as KubeObject;
-
-/**
- * A reconciler over mutable caches, with writes answered by `answers` (any other write fails the test)
- * and a status write that also updates the schedule cache, as the watch would.
- */
-function harness(initial: { schedule: BackupScheduleObject; child?: KubeObject }, answers: { create?: Answer; update?: Answer }, options: { allowedImages?: string[] } = {}) {
-  const schedules = new Map([[KEY, initial.schedule]]);
-  const cronJobs = new Map<string, KubeObject>(initial.child ? [[KEY, initial.child]] : []);
-  const calls: { name: keyof ReconcilerWrites; obj: KubeObject }[] = [];
-  const events: { type: EventType; reason: string; message: string }[] = [];
-  const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
-  const call = (name: keyof ReconcilerWrites, obj: KubeObject, answer: Answer | undefined): Promise<KubeObject> => {
-    calls.push({ name, obj: structuredClone(obj) });
-    if (!answer) return Promise.reject(new Error(`unexpected write: ${name}`));
-    try {
-      return Promise.resolve(answer(structuredClone(obj)));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
-  const writes: ReconcilerWrites = {
-    createCronJob: (obj) => call('createCronJob', obj, answers.create),
-    updateCronJob: (obj) => call('updateCronJob', obj, answers.update),
-    updateScheduleStatus: (obj) => {
-      calls.push({ name: 'updateScheduleStatus', obj: structuredClone(obj) });
-      schedules.set(KEY, structuredClone(obj));
-      return Promise.resolve(obj);
-    },
-  };
-  const recorder: EventRecorder = { event: (_o, type, reason, message) => void events.push({ type, reason, message }) };
-  const reconciler = new BackupScheduleReconciler({
-    schedules, cronJobs, writes, events: recorder, backupImage: IMAGE, clock,
-    serverVersion: () => ({ major: 1, minor: 24, gitVersion: 'v1.24.17' }),
-    ...(options.allowedImages ? { allowedImages: options.allowedImages } : {}),
-  });
-  const ready = () => schedules.get(KEY)?.status?.conditions?.find((c) => c.type === 'Ready');
-  const childWrites = () => calls.filter((c) => c.name !== 'updateScheduleStatus').length;
-  return { schedules, cronJobs, calls, events, clock, reconciler, ready, childWrites };
-}
-
-/** A schedule whose status says its child is in sync at `generation`. */
-function converged(generation: number, spec: Record<string, unknown> = {}): BackupScheduleObject {
-  const s = schedule({ generation, spec });
-  s.status = {
-    observedGeneration: generation, cronJobName: 'nightly-etcd', active: [],
-    conditions: [{ type: 'Ready', status: 'True', reason: 'Created', message: 'CronJob "nightly-etcd" created', observedGeneration: generation, lastTransitionTime: '2026-11-30T00:00:00Z' }],
-  };
-  return s;
-}
-
-/** What an API server without CronJob time zones stores: the object without spec.timeZone, a new resourceVersion. */
-function dropTimeZone(resourceVersion: string): Answer {
-  return (obj) => {
-    const stored = asStored(obj, resourceVersion) as CronJob;
-    delete stored.spec.timeZone;
-    return stored;
-  };
-}
 
 describe('a child write the API server rejects (not retryable)', () => {
   it.each([
@@ -131,38 +61,6 @@ describe('a child write the API server rejects (not retryable)', () => {
     const h = harness({ schedule: s, child }, { update: () => { throw new ApiStatusError(statusErrors.notFound(CRONJOBS, 'nightly-etcd')); } });
     await expect(h.reconciler.reconcile(KEY)).rejects.toThrow('not found');
     expect(h.events).toEqual([]);
-  });
-});
-
-describe('spec.image and the operator\'s allow-list', () => {
-  it('refuses an image outside the allow-list: Ready=False/ImageNotAllowed naming the flag, a Warning Event, no child', async () => {
-    const h = harness({ schedule: schedule({ spec: { image: 'docker.io/evil/miner:latest' } }) }, {});
-    await h.reconciler.reconcile(KEY);
-    expect(h.childWrites()).toBe(0);
-    expect(h.ready()).toMatchObject({ status: 'False', reason: 'ImageNotAllowed' });
-    expect(h.ready()?.message).toContain('spec.image: "docker.io/evil/miner:latest" is not allowed');
-    expect(h.ready()?.message).toContain('--allowed-backup-images');
-    expect(h.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'ImageNotAllowed' })]);
-  });
-
-  it.each([
-    ['the controller\'s own --backup-image', IMAGE, []],
-    ['an image matching an allowed pattern', 'registry.example.com/backup/etcd:3.5', ['registry.example.com/backup/*']],
-  ])('creates the child for %s', async (_name, image, allowedImages) => {
-    const h = harness({ schedule: schedule({ spec: { image } }) }, { create: (obj) => asStored(obj) }, { allowedImages });
-    await h.reconciler.reconcile(KEY);
-    expect((h.calls[0]?.obj as CronJob).spec.jobTemplate.spec.template.spec.containers[0].image).toBe(image);
-  });
-
-  it('leaves the existing child alone when a schedule is edited to a disallowed image', async () => {
-    const s = converged(1);
-    const child = asStored(desiredOf(s));
-    const edited = converged(1, { image: 'evil:1' });
-    edited.metadata.generation = 2;
-    const h = harness({ schedule: edited, child }, {});
-    await h.reconciler.reconcile(KEY);
-    expect(h.childWrites()).toBe(0);
-    expect(h.schedules.get(KEY)?.status).toMatchObject({ observedGeneration: 2, cronJobName: 'nightly-etcd', conditions: [{ status: 'False', reason: 'ImageNotAllowed' }] });
   });
 });
 
