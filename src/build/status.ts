@@ -51,6 +51,11 @@ export type StatusOutcome =
   | { readonly kind: 'ChildNotPersisted'; readonly childName: string; readonly fields: readonly string[]; readonly cause: string }
   | { readonly kind: 'DriftRecurring'; readonly childName: string; readonly fields: readonly string[] };
 
+/** `text` cut to `max` characters (a 422 can list many causes; the condition's message has a bound). */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 /** `a, b and 3 more`: field lists in messages stay short. */
 export function listFields(fields: readonly string[], max = 5): string {
   return fields.length > max ? `${fields.slice(0, max).join(', ')} and ${fields.length - max} more` : fields.join(', ');
@@ -119,7 +124,7 @@ function readyCondition(
         status: 'False',
         reason: ReadyReason.ChildRejected,
         // The API's message names the object, the field or the missing permission; it is the useful part.
-        message: `the API server rejected the ${outcome.verb} of CronJob "${outcome.childName}" (HTTP ${outcome.code}): ${outcome.message}; retried with backoff and whenever the schedule or the CronJob changes`,
+        message: `the API server rejected the ${outcome.verb} of CronJob "${outcome.childName}" (HTTP ${outcome.code}): ${clip(outcome.message, 4096)}; retried with backoff and whenever the schedule or the CronJob changes`,
       };
     case 'ChildNotPersisted':
       return {
