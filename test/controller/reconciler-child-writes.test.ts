@@ -28,6 +28,24 @@ describe('a child write the API server rejects (not retryable)', () => {
     expect(h.events).toHaveLength(1);
   });
 
+  it('heals at the retry once the cause is fixed (RBAC granted): the child is created and Ready turns True', async () => {
+    let granted = false;
+    const h = harness({ schedule: schedule() }, {
+      create: (obj) => {
+        if (!granted) throw new ApiStatusError(statusErrors.forbidden('system:serviceaccount:op:op', 'create', CRONJOBS, 'kubelings'));
+        return asStored(obj, '201');
+      },
+    });
+    await h.reconciler.reconcile(KEY);
+    expect(h.ready()).toMatchObject({ status: 'False', reason: 'ChildRejected' });
+    granted = true;
+    h.clock.step(30_000);
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'createCronJob', result: {} });
+    h.cronJobs.set(KEY, asStored(desiredOf(schedule()), '201'));
+    await h.reconciler.reconcile(KEY);
+    expect(h.ready()).toMatchObject({ status: 'True', observedGeneration: 1 });
+  });
+
   it('takes Ready=True away from an edited schedule whose update is rejected, and keeps reporting the old child', async () => {
     const before = converged(1);
     const child = asStored(desiredOf(before));
