@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildCronJob } from '../../src/build/index.ts';
-import { BackupScheduleReconciler, type BackupScheduleReconcilerOptions, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
+import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
@@ -43,19 +43,12 @@ const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: IMAGE })
 const ok = (obj: KubeObject) => obj;
 const KEY = 'kubelings/nightly-etcd';
 
-function setup(
-  schedules: BackupScheduleObject[],
-  cronJobs: KubeObject[],
-  allowed: ConstructorParameters<typeof StrictWrites>[0],
-  options: Partial<BackupScheduleReconcilerOptions> = {},
-) {
+function setup(schedules: BackupScheduleObject[], cronJobs: KubeObject[], allowed: ConstructorParameters<typeof StrictWrites>[0]) {
   const writes = new StrictWrites(allowed);
   const events = new RecordedEvents();
   const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
-  const scheduleCache = cache(...schedules);
-  const cronJobCache = cache(...cronJobs);
-  const reconciler = new BackupScheduleReconciler({ schedules: scheduleCache, cronJobs: cronJobCache, writes, events, backupImage: IMAGE, clock, ...options });
-  return { writes, events, reconciler, clock, scheduleCache, cronJobCache };
+  const reconciler = new BackupScheduleReconciler({ schedules: cache(...schedules), cronJobs: cache(...cronJobs), writes, events, backupImage: IMAGE, clock });
+  return { writes, events, reconciler };
 }
 
 /** A schedule whose status is what the controller writes once its child is in sync. */
