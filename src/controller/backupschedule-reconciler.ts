@@ -292,8 +292,8 @@ export class BackupScheduleReconciler {
       try {
         await this.#writes.updateCronJob(suspended);
       } catch (err) {
-        if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, suspended, 'update', err);
         if (isConflict(err)) return { move: 'updateCronJob', result: { requeue: true } };
+        if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, suspended, 'update', err);
         throw err;
       }
       this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${suspended.metadata.name}": it runs an image ${ALLOWED_IMAGES_FLAG} does not allow`);
