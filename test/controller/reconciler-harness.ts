@@ -12,8 +12,11 @@ export type CronJob = KubeObject & { spec: any };
 /** How the fake API answers a write. */
 export type Answer = (obj: KubeObject) => KubeObject;
 
+/** The reconciler's `--backup-image`. */
 export const IMAGE = 'ghcr.io/kubelings/backupschedule-operator:test';
+/** The one schedule's key. */
 export const KEY = 'kubelings/nightly-etcd';
+/** The child the reconciler wants for `s`. */
 export const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: IMAGE }) as KubeObject;
 
 /**
