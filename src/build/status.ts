@@ -31,13 +31,35 @@ export const ReadyReason = {
   InvalidSpec: 'InvalidSpec',
   /** A CronJob with the child's name exists and is not controlled by this schedule; it is left alone. */
   ChildNameConflict: 'ChildNameConflict',
+  /** `spec.image` is not in the operator's allow-list (`--allowed-backup-images`); no child is created or changed. */
+  ImageNotAllowed: 'ImageNotAllowed',
+  /** The API server refused to create or update the child (403, 422…): its message is the condition's. */
+  ChildRejected: 'ChildRejected',
+  /** The API server accepted the child write but did not keep some fields (an older server, a mutating webhook). */
+  ChildNotPersisted: 'ChildNotPersisted',
+  /** Fields of the child the controller restored keep being changed back by another writer. */
+  DriftRecurring: 'DriftRecurring',
 } as const;
 
 /** What reconcile found, the input of {@link computeStatus} beyond the objects themselves. */
 export type StatusOutcome =
   | { readonly kind: 'InSync' }
   | { readonly kind: 'InvalidSpec'; readonly errors: readonly FieldError[] }
-  | { readonly kind: 'ChildNameConflict'; readonly childName: string; readonly controller: OwnerReference | undefined };
+  | { readonly kind: 'ChildNameConflict'; readonly childName: string; readonly controller: OwnerReference | undefined }
+  | { readonly kind: 'ImageNotAllowed'; readonly image: string; readonly flag: string; readonly allowed: readonly string[] }
+  | { readonly kind: 'ChildRejected'; readonly verb: 'create' | 'update'; readonly childName: string; readonly code: number; readonly message: string }
+  | { readonly kind: 'ChildNotPersisted'; readonly childName: string; readonly fields: readonly string[]; readonly cause: string }
+  | { readonly kind: 'DriftRecurring'; readonly childName: string; readonly fields: readonly string[] };
+
+/** `text` cut to `max` characters (a 422 can list many causes; the condition's message has a bound). */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `a, b and 3 more`: field lists in messages stay short. */
+export function listFields(fields: readonly string[], max = 5): string {
+  return fields.length > max ? `${fields.slice(0, max).join(', ')} and ${fields.length - max} more` : fields.join(', ');
+}
 
 /** The parts of a BackupSchedule {@link computeStatus} reads. */
 export interface StatusSubject {
@@ -89,6 +111,37 @@ function readyCondition(
         message: `CronJob "${outcome.childName}" already exists and is ${by}; it is left alone: rename or delete it`,
       };
     }
+    case 'ImageNotAllowed':
+      return {
+        status: 'False',
+        reason: ReadyReason.ImageNotAllowed,
+        message:
+          `spec.image: "${outcome.image}" is not allowed by the operator (controller flag ${outcome.flag}: ` +
+          `${outcome.allowed.map((p) => `"${p}"`).join(', ')}); no CronJob is created or updated (one already running a disallowed image is suspended): remove spec.image or ask the operator's administrators to allow it`,
+      };
+    case 'ChildRejected':
+      return {
+        status: 'False',
+        reason: ReadyReason.ChildRejected,
+        // The API's message names the object, the field or the missing permission; it is the useful part.
+        message: `the API server rejected the ${outcome.verb} of CronJob "${outcome.childName}" (HTTP ${outcome.code}): ${clip(outcome.message, 4096)}; retried with backoff and whenever the schedule or the CronJob changes`,
+      };
+    case 'ChildNotPersisted':
+      return {
+        status: 'False',
+        reason: ReadyReason.ChildNotPersisted,
+        message:
+          `the API server accepted CronJob "${outcome.childName}" but did not keep ${listFields(outcome.fields)}: ${outcome.cause}; ` +
+          'not sent again for this generation until the schedule or the CronJob changes (retried with backoff)',
+      };
+    case 'DriftRecurring':
+      return {
+        status: 'False',
+        reason: ReadyReason.DriftRecurring,
+        message:
+          `${listFields(outcome.fields)} of CronJob "${outcome.childName}" keep being changed back after the controller restores them: ` +
+          'another writer (a second controller with a different --backup-image, a GitOps tool, an admission webhook) fights over them; restoring with backoff',
+      };
     case 'InSync': {
       const name = child?.metadata.name ?? '';
       const generation = schedule.metadata.generation;

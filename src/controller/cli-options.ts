@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_IMAGE } from '../build/index.ts';
+import { ALLOWED_IMAGES_FLAG, imagePatternProblem } from '../build/image-policy.ts';
 import { parseBindAddress, type BindAddress } from '../runtime/http-server.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 
@@ -34,6 +35,11 @@ export interface ControllerOptions {
   readonly logFormat: 'json' | 'text';
   /** `--backup-image`: image of the backup Jobs when a spec sets none. @default DEFAULT_IMAGE */
   readonly backupImage: string;
+  /**
+   * `--allowed-backup-images` (repeatable, comma-separated): image patterns `spec.image` may name besides
+   * `--backup-image` (`*` matches any characters). @default [] (only `--backup-image`)
+   */
+  readonly allowedBackupImages: readonly string[];
   /** `--shutdown-timeout`: seconds in-flight reconciles get at SIGTERM. @default 10 */
   readonly shutdownTimeoutSeconds: number;
 }
@@ -71,6 +77,10 @@ Flags:
   --log-level <level>                 ${LOG_LEVELS.join('|')} (default: info)
   --log-format <json|text>            log format (default: json)
   --backup-image <image>              image of backup Jobs when a spec sets none (default: ${DEFAULT_IMAGE})
+  ${ALLOWED_IMAGES_FLAG} <pattern>[,<pattern>...]
+                                      other images spec.image may name; "*" matches any characters,
+                                      e.g. registry.example.com/backup/*; repeatable (default: none,
+                                      only --backup-image)
   --shutdown-timeout <seconds>        time in-flight reconciles get on SIGTERM (default: 10)
   --help                              print this help
 `;
@@ -137,6 +147,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'log-level': { type: 'string' },
         'log-format': { type: 'string' },
         'backup-image': { type: 'string' },
+        'allowed-backup-images': { type: 'string', multiple: true },
         'shutdown-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -160,6 +171,11 @@ export function parseCommandLine(argv: readonly string[]): Command {
   for (const ns of namespaces) {
     if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) throw new UsageError(`--namespace: ${JSON.stringify(ns)} is not a valid namespace name`);
   }
+  const allowedBackupImages = (values['allowed-backup-images'] ?? []).flatMap((list) => list.split(',')).map((p) => p.trim());
+  for (const pattern of allowedBackupImages) {
+    const problem = imagePatternProblem(pattern);
+    if (problem) throw new UsageError(`${ALLOWED_IMAGES_FLAG}: ${problem}`);
+  }
   return {
     kind: 'run',
     options: {
@@ -175,6 +191,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
       logLevel: logLevel as LogLevel,
       logFormat,
       backupImage: nonEmpty('backup-image', values['backup-image']) ?? DEFAULT_IMAGE,
+      allowedBackupImages: [...new Set(allowedBackupImages)],
       shutdownTimeoutSeconds: integer('shutdown-timeout', values['shutdown-timeout'] ?? '10', 0, 3600),
     },
   };

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CRD_NAME } from '../api/index.ts';
+import { missingFeatures, parseKubeVersion, type KubeVersion } from '../build/cluster-features.ts';
 import { childName } from '../build/index.ts';
 import { gateWrites, KubeClient } from '../kube/kube-client.ts';
 import type { KubeConfig } from '../kube/kube-config.ts';
@@ -123,6 +124,34 @@ export class OperatorStartError extends Error {
   }
 }
 
+/**
+ * Reads the API server's `/version` (every authenticated user may: `system:public-info-viewer`) and logs
+ * a warning for each feature the operator uses that this version lacks. Never fails start-up: an
+ * unreadable version is logged and treated as unknown.
+ */
+export async function checkServerVersion(
+  client: Pick<KubeClient, 'request'>,
+  logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void },
+): Promise<KubeVersion | undefined> {
+  let version: KubeVersion | undefined;
+  try {
+    version = parseKubeVersion(await client.request<unknown>('GET', '/version', { timeoutMs: 10_000 }));
+  } catch (err) {
+    logger.warn({ err: String(err) }, 'cannot read the API server version; features the cluster may lack are not checked');
+    return undefined;
+  }
+  if (!version) {
+    logger.warn({}, 'the API server /version names no Kubernetes version; features the cluster may lack are not checked');
+    return undefined;
+  }
+  const missing = missingFeatures(version);
+  logger.info({ serverVersion: version.gitVersion, major: version.major, minor: version.minor }, 'API server version');
+  for (const feature of missing) {
+    logger.warn({ serverVersion: version.gitVersion, feature: feature.name, since: `1.${feature.sinceMinor}` }, `the cluster lacks ${feature.name}: ${feature.without}`);
+  }
+  return version;
+}
+
 /** Starts everything; see the module doc. */
 export async function startOperator(options: ControllerOptions, env: OperatorEnvironment): Promise<RunningOperator> {
   const { config, logger } = env;
@@ -210,6 +239,9 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     // Reconcile writes first: Events wait while keys are queued or being reconciled (at most 30 s).
     deferWhile: () => controllerRef !== undefined && (controllerRef.activeWorkers > 0 || controllerRef.queue.len() > 0),
   });
+  let serverVersion: KubeVersion | undefined;
+  // Read before the workers start (they start after the caches sync); the reconciler only uses it for messages.
+  const versionChecked = checkServerVersion(client, logger).then((v) => (serverVersion = v));
   const reconciler = new BackupScheduleReconciler({
     schedules,
     cronJobs,
@@ -220,6 +252,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     },
     events,
     backupImage: options.backupImage,
+    allowedImages: options.allowedBackupImages,
+    serverVersion: () => serverVersion,
     clock,
     logger,
   });
@@ -307,7 +341,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
 
   let shuttingDown = false;
   const startWorkers = (): void => {
-    controller.start().then(() => compactor.start(), (err: unknown) => {
+    versionChecked.then(() => controller.start()).then(() => compactor.start(), (err: unknown) => {
       logger.error({ err }, 'controller failed to start');
       failWith(1);
     });

@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-28';
 import { DEFAULT_IMAGE } from '../build/index.ts';
+import { imagePatternProblem } from '../build/image-policy.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Port of the Prometheus metrics endpoint (`--metrics-bind-address`). */
@@ -25,6 +26,11 @@ export interface ControllerDeploymentProps {
    * @default DEFAULT_IMAGE
    */
   readonly image?: string;
+  /**
+   * Images `spec.image` may name besides `image` (`--allowed-backup-images`, passed only when non-empty).
+   * @default [] (the operator's own image only)
+   */
+  readonly allowedBackupImages?: readonly string[];
   /**
    * Replicas; one leads, the others wait on the Lease.
    * @default 2
@@ -65,6 +71,7 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
     '--log-format=json',
     ...(props.watchedNamespaces ?? []).map((ns) => `--namespace=${ns}`),
     `--backup-image=${props.image ?? DEFAULT_IMAGE}`,
+    ...((props.allowedBackupImages ?? []).length > 0 ? [`--allowed-backup-images=${(props.allowedBackupImages ?? []).join(',')}`] : []),
   ];
 }
 
@@ -80,6 +87,11 @@ export class ControllerDeployment extends Construct {
 
   public constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
     super(scope, id);
+    for (const pattern of props.allowedBackupImages ?? []) {
+      const problem = imagePatternProblem(pattern);
+      if (problem) throw new Error(`ControllerDeployment: allowedBackupImages: ${problem}`);
+      if (pattern.includes(',')) throw new Error(`ControllerDeployment: allowedBackupImages: ${JSON.stringify(pattern)} contains a comma, which separates patterns in --allowed-backup-images`);
+    }
     const selector = { 'app.kubernetes.io/name': 'backupschedule-operator', 'app.kubernetes.io/instance': props.name };
     const labels = { ...(props.labels ?? {}), ...selector, 'app.kubernetes.io/component': 'controller' };
     const probe = (path: string, periodSeconds: number): k8s.Probe => ({

@@ -1,6 +1,7 @@
 /** cdk8s constructs of the operator and the synth entry point. */
 export { BackupScheduleCrd, PRINTER_COLUMNS, type BackupScheduleCrdProps } from './crd.ts';
 export { OperatorRbac, CLUSTER_RULES, leaseRules, type OperatorRbacProps } from './operator-rbac.ts';
+export { UserClusterRoles, VIEWER_RULES, EDITOR_RULES, AGGREGATE_TO_VIEW, AGGREGATE_TO_EDIT, AGGREGATE_TO_ADMIN, type UserClusterRolesProps } from './user-cluster-roles.ts';
 export { LeaderLease, type LeaderLeaseProps } from './leader-lease.ts';
 export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, type ControllerDeploymentProps } from './controller-deployment.ts';
 export { ExampleSchedule, nightlyEtcd, type ExampleScheduleProps } from './example-schedule.ts';

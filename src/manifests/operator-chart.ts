@@ -6,6 +6,7 @@ import { ControllerDeployment } from './controller-deployment.ts';
 import { BackupScheduleCrd } from './crd.ts';
 import { LeaderLease } from './leader-lease.ts';
 import { OperatorRbac } from './operator-rbac.ts';
+import { UserClusterRoles } from './user-cluster-roles.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of OperatorChart: what a user of the synth may choose. */
@@ -20,6 +21,12 @@ export interface OperatorChartProps {
    * @default DEFAULT_IMAGE
    */
   readonly image?: string;
+  /**
+   * Images `spec.image` may name besides `image` (the controller's `--allowed-backup-images`; `*` matches
+   * any characters). Empty: backups run the operator's own image only.
+   * @default []
+   */
+  readonly allowedBackupImages?: readonly string[];
   /**
    * Controller replicas (leader election keeps one active).
    * @default 2
@@ -44,7 +51,8 @@ export interface OperatorChartProps {
 }
 
 /**
- * Everything the operator needs in a cluster: Namespace, CRD, RBAC, Lease and controller Deployment.
+ * Everything the operator needs in a cluster: Namespace, CRD, RBAC (the controller's, and the viewer and
+ * editor ClusterRoles aggregated into `view`/`edit`/`admin`), Lease and controller Deployment.
  * The example BackupSchedule is a separate chart (`ExampleChart`): it cannot be created by the
  * same `kubectl create -f` as its CRD. Names are explicit; nothing carries a cdk8s hash.
  */
@@ -63,6 +71,7 @@ export class OperatorChart extends Chart {
     });
     new BackupScheduleCrd(this, 'Crd', { labels });
     const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels });
+    new UserClusterRoles(this, 'UserRoles', { namePrefix: 'backupschedule', labels });
     new LeaderLease(this, 'LeaderLease', { name: leaseName, namespace, labels });
     new ControllerDeployment(this, 'Controller', {
       name: OPERATOR_NAME,
@@ -71,6 +80,7 @@ export class OperatorChart extends Chart {
       leaseName,
       leaseNamespace: namespace,
       image: props.image ?? DEFAULT_IMAGE,
+      allowedBackupImages: props.allowedBackupImages ?? [],
       replicas: props.replicas ?? 2,
       watchedNamespaces: props.watchedNamespaces ?? [],
       labels,

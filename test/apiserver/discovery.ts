@@ -1,7 +1,10 @@
 import type { ResourceRegistry } from './resource-registry.ts';
 import type { ResourceType } from './resource-type.ts';
 
-/** `/version` of the server: a 1.32 API (what the served kinds and behaviours follow). */
+/**
+ * `/version` of the server: a 1.32 API (what the served kinds and behaviours follow). The
+ * `kubernetesVersion` option changes only what is reported (see {@link versionInfo}).
+ */
 export const VERSION_INFO = {
   major: '1',
   minor: '32',
@@ -13,6 +16,17 @@ export const VERSION_INFO = {
   compiler: 'gc',
   platform: 'linux/amd64',
 } as const;
+
+/**
+ * The `/version` answer reporting `version` (`1.24.17`, `v1.24.17-eks-1`), for clients that adapt to the
+ * server's version; undefined keeps {@link VERSION_INFO}. Throws when it is not `[v]<major>.<minor>[…]`.
+ */
+export function versionInfo(version: string | undefined): Readonly<Record<string, string>> {
+  if (version === undefined) return VERSION_INFO;
+  const match = /^v?(\d+)\.(\d+)(.*)$/.exec(version);
+  if (!match) throw new Error(`kubernetesVersion: expected <major>.<minor>[.<patch>…], got ${JSON.stringify(version)}`);
+  return { ...VERSION_INFO, major: match[1] ?? '', minor: match[2] ?? '', gitVersion: version.startsWith('v') ? version : `v${version}` };
+}
 
 /** `/api`: the legacy core group's versions. */
 export function apiVersions(serverAddress: string): Record<string, unknown> {

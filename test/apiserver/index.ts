@@ -10,7 +10,9 @@ import { realClock } from '../../src/runtime/clock.ts';
 import { TokenAuthenticator } from './auth.ts';
 import { prepareJobForCreate } from './builtins/index.ts';
 import { CrdController } from './crd-controller.ts';
+import { versionInfo } from './discovery.ts';
 import { FaultInjector } from './faults/index.ts';
+import { parseFieldSpec, type DroppedField, type FieldMutation } from './field-rewrites.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { issueToken } from './handlers/token-request.ts';
 import { createRequestHandler, type PipelineControls } from './http-server.ts';
@@ -25,6 +27,7 @@ import { Storage } from './storage.ts';
 
 export type { RequestLogEntry } from './request-log.ts';
 export { FaultInjector, type FaultRule } from './faults/index.ts';
+export { parseFieldSpec, type DroppedField, type FieldMutation } from './field-rewrites.ts';
 
 /** Options of {@link startTestApiServer}. */
 export interface TestApiServerOptions {
@@ -42,6 +45,21 @@ export interface TestApiServerOptions {
    * @default false
    */
   readonly enforceOwnerReferencePermissions?: boolean;
+  /**
+   * Fields the server does not keep on create and update, as an older server drops fields it does not
+   * know or whose feature gate is off: `batch/cronjobs:spec.timeZone` behaves like Kubernetes before
+   * 1.25. Strings as {@link parseFieldSpec} reads them, or parsed objects.
+   * @default []
+   */
+  readonly dropFields?: readonly (string | DroppedField)[];
+  /**
+   * Mutating admission hooks: `batch/cronjobs:spec.suspend=true` sets that field on every create and
+   * update of the kind, as a webhook rewriting it would (value as JSON, else a string).
+   * @default []
+   */
+  readonly mutateFields?: readonly (string | FieldMutation)[];
+  /** The version `/version` reports (`1.24.17`); behaviour stays that of 1.32. @default '1.32.0-kubelings-test' */
+  readonly kubernetesVersion?: string;
 }
 
 /** Options of the generated kubeconfig. */
@@ -102,7 +120,14 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   new CrdController(store, storage, registry, clock);
   const gc = new GarbageCollector(storage, store, registry, { clock });
   seedCluster(registry, store);
-  const ctx: ServerContext = { registry, store, storage, clock, auth, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5_000, enforceOwnerReferencePermissions: options.enforceOwnerReferencePermissions ?? false };
+  const ctx: ServerContext = {
+    registry, store, storage, clock, auth,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5_000,
+    enforceOwnerReferencePermissions: options.enforceOwnerReferencePermissions ?? false,
+    droppedFields: (options.dropFields ?? []).map((f) => (typeof f === 'string' ? parseFieldSpec(f, false) : f)),
+    fieldMutations: (options.mutateFields ?? []).map((f) => (typeof f === 'string' ? parseFieldSpec(f, true) : f)),
+    versionInfo: versionInfo(options.kubernetesVersion),
+  };
 
   const faults = new FaultInjector();
   const log = new RequestLog();

@@ -17,6 +17,12 @@ export interface WriteOptions {
   readonly fieldValidation?: FieldValidation;
   /** Admission run after the strategy prepared the object, before validation. @default none */
   readonly admit?: Admission;
+  /**
+   * Mutating admission, run on the decoded object before the strategy (kube-apiserver's handlers call
+   * mutating webhooks before `PrepareForCreate`/`PrepareForUpdate`, so generation and the no-op check
+   * see the mutated object). @default none
+   */
+  readonly mutate?: Admission;
 }
 
 /** The result of a create/update. */
@@ -97,6 +103,7 @@ export class RegistryStore {
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions = {}): WriteResult {
     const obj = body;
     const warnings = this.#decode(type, obj, opts);
+    opts.mutate?.(obj, undefined);
     const meta = obj.metadata;
     if (type.namespaced) {
       if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
@@ -160,6 +167,7 @@ export class RegistryStore {
       fail(serverErrors.preconditionFailed(this.#gr(type), name, 'UID', meta.uid, old.metadata.uid ?? ''));
     }
     meta.name = name;
+    opts.mutate?.(body, old);
     const next = prepareUpdateMeta(type, body, old, opts.subresource);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     const hooks = this.#hooks.get(gr);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../../src/kube/object.ts';
 import type { Clock } from '../../src/runtime/clock.ts';
 import type { AuthenticatedUser, TokenAuthenticator } from './auth.ts';
+import type { DroppedField, FieldMutation } from './field-rewrites.ts';
 import type { RegistryStore } from './registry-store.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import { apiVersionOf, type ResourceType } from './resource-type.ts';
@@ -19,6 +20,12 @@ export interface ServerContext {
   readonly bookmarkIntervalMs: number;
   /** Run the OwnerReferencesPermissionEnforcement admission plugin. */
   readonly enforceOwnerReferencePermissions: boolean;
+  /** Fields dropped on writes, as an older server does. */
+  readonly droppedFields: readonly DroppedField[];
+  /** Fields set on writes, as a mutating admission webhook does. */
+  readonly fieldMutations: readonly FieldMutation[];
+  /** The `/version` answer. */
+  readonly versionInfo: Readonly<Record<string, string>>;
 }
 
 /** One resource request being served. */

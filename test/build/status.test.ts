@@ -95,3 +95,21 @@ describe('statusEqual', () => {
     expect(statusEqual(a, b)).toBe(equal);
   });
 });
+
+describe('computeStatus for child writes that do not work out', () => {
+  it('reports a rejection with the API message, clipped to a bounded length', () => {
+    const long = 'x'.repeat(10_000);
+    const status = computeStatus(schedule(2), undefined, { kind: 'ChildRejected', verb: 'update', childName: 'nightly-etcd', code: 422, message: long }, T0);
+    const ready = status.conditions?.[0];
+    expect(ready).toMatchObject({ status: 'False', reason: 'ChildRejected', observedGeneration: 2 });
+    expect(ready?.message.length).toBeLessThan(4_300);
+    expect(ready?.message).toMatch(/^the API server rejected the update of CronJob "nightly-etcd" \(HTTP 422\): x+…; retried/);
+  });
+
+  it('lists at most five fields in ChildNotPersisted and DriftRecurring messages', () => {
+    const fields = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const status = computeStatus(schedule(1), child(), { kind: 'DriftRecurring', childName: 'nightly-etcd', fields }, T0);
+    expect(status.conditions?.[0]?.message).toMatch(/^a, b, c, d, e and 2 more of CronJob "nightly-etcd" keep being changed back/);
+    expect(status).toMatchObject({ cronJobName: 'nightly-etcd', active: [] });
+  });
+});

@@ -25,8 +25,8 @@ class StrictWrites implements ReconcilerWrites {
       return Promise.reject(err);
     }
   }
-  createCronJob(obj: KubeObject) { return this.#call('createCronJob', obj); }
-  updateCronJob(obj: KubeObject) { return this.#call('updateCronJob', obj); }
+  createCronJob(obj: KubeObject) { return this.#call('createCronJob', obj) as Promise<KubeObject>; }
+  updateCronJob(obj: KubeObject) { return this.#call('updateCronJob', obj) as Promise<KubeObject>; }
   updateScheduleStatus(obj: BackupScheduleObject) { return this.#call('updateScheduleStatus', obj); }
 }
 

@@ -19,6 +19,7 @@ describe('parseCommandLine', () => {
         logLevel: 'info',
         logFormat: 'json',
         backupImage: DEFAULT_IMAGE,
+        allowedBackupImages: [],
         shutdownTimeoutSeconds: 10,
       },
     });
@@ -44,6 +45,11 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(argv)).toMatchObject({ kind: 'run', options: { leaderElect } });
   });
 
+  it('reads --allowed-backup-images as a repeatable, comma-separated list of patterns', () => {
+    const command = parseCommandLine(['--allowed-backup-images=registry.example.com/backup/*, ghcr.io/acme/etcd-backup:1', '--allowed-backup-images', 'quay.io/x/y@sha256:*']);
+    expect(command).toMatchObject({ options: { allowedBackupImages: ['registry.example.com/backup/*', 'ghcr.io/acme/etcd-backup:1', 'quay.io/x/y@sha256:*'] } });
+  });
+
   it.each([
     [['--help'], { kind: 'help' }],
     [['-h'], { kind: 'help' }],
@@ -63,6 +69,8 @@ describe('parseCommandLine', () => {
     [['--lease-name='], '--lease-name: must not be empty'],
     [['--leader-elect=yes'], '--leader-elect: expected true or false, got "yes"'],
     [['frobnicate'], 'unexpected argument "frobnicate"'],
+    [['--allowed-backup-images=a/*,,b'], '--allowed-backup-images: an image pattern must not be empty'],
+    [['--allowed-backup-images=a/*\tb'], '--allowed-backup-images: image pattern "a/*\\tb" contains whitespace'],
   ])('rejects %j with a message naming the flag', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
     expect(() => parseCommandLine(argv)).toThrow(message);

@@ -4,7 +4,7 @@
  * ServiceAccount's token. Used by the e2e tests, the demo and the convergence benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { ResourceClient, type ResourceType } from '../../src/kube/resource-client.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS } from '../../src/controller/resources.ts';
-import { startTestApiServer } from '../apiserver/index.ts';
+import { startTestApiServer, type TestApiServerOptions } from '../apiserver/index.ts';
 import { CONTROLLER_NODE_FLAGS } from '../../src/controller/node-flags.ts';
 
 /** The test API server's handle, as {@link startTestApiServer} returns it. */
@@ -152,6 +152,11 @@ export interface ClusterOptions {
   readonly rewrite?: (doc: KubeObject) => KubeObject;
   /** Lifetime of the controller's ServiceAccount tokens. @default 3600 (kube's TokenRequest default) */
   readonly tokenSeconds?: number;
+  /**
+   * Further test API server options (dropped fields, mutating hooks, reported version);
+   * `enforceOwnerReferencePermissions` is always on. @default none
+   */
+  readonly server?: Omit<TestApiServerOptions, 'enforceOwnerReferencePermissions'>;
 }
 
 /**
@@ -160,7 +165,7 @@ export interface ClusterOptions {
  * controller must be allowed to set `blockOwnerDeletion` on its CronJobs.
  */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const server = await startTestApiServer({ enforceOwnerReferencePermissions: true });
+  const server = await startTestApiServer({ ...options.server, enforceOwnerReferencePermissions: true });
   const dir = mkdtempSync(join(tmpdir(), 'bks-e2e-'));
   const adminKubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(adminKubeconfig, server.kubeconfig());
@@ -172,7 +177,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   await waitFor('the BackupSchedule CRD to be served', () => clientFor(admin, 'BackupSchedule').list({ limit: 1 }).then(() => true), 10_000);
   const tokenSeconds = options.tokenSeconds ?? 3600;
   const tokenFile = join(dir, 'controller.token');
-  const issueToken = async (): Promise<void> => writeFileSync(tokenFile, await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name, tokenSeconds));
+  // Written aside and renamed, as kubelet's atomic writer does: a reader never sees half a token.
+  const issueToken = async (): Promise<void> => {
+    writeFileSync(`${tokenFile}.new`, await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name, tokenSeconds));
+    renameSync(`${tokenFile}.new`, tokenFile);
+  };
   await issueToken();
   // kubelet re-issues a projected token once 80 % of its lifetime has passed.
   const tokenRefresh = setInterval(() => void issueToken(), tokenSeconds * 800);

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { buildBundle, ControllerProcess, CONTROLLER_USER, distDocuments, LEASE, sleep, startCluster, waitFor, type Cluster } from './harness.ts';
+import { buildBundle, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, distDocuments, LEASE, sleep, startCluster, waitFor, type Cluster } from './harness.ts';
 import { api, readyOf, scheduleManifest } from './scenarios.ts';
 
 interface PolicyRule {
@@ -25,7 +25,15 @@ interface RuleCase {
   readonly label: string;
 }
 
-const ROLES = distDocuments().filter((d): d is RoleDoc => d.kind === 'ClusterRole' || d.kind === 'Role');
+type BindingDoc = KubeObject & { roleRef: { kind: string; name: string }; subjects?: { kind: string; name: string; namespace?: string }[] };
+const DOCS = distDocuments();
+/** `<kind>/<name>` of the roles bound to the controller's ServiceAccount: the user-facing roles are not the controller's. */
+const CONTROLLER_ROLES = new Set(
+  DOCS.filter((d): d is BindingDoc => d.kind === 'ClusterRoleBinding' || d.kind === 'RoleBinding')
+    .filter((b) => (b.subjects ?? []).some((s) => s.kind === 'ServiceAccount' && s.name === CONTROLLER_SA.name && s.namespace === CONTROLLER_SA.namespace))
+    .map((b) => `${b.roleRef.kind}/${b.roleRef.name}`),
+);
+const ROLES = DOCS.filter((d): d is RoleDoc => (d.kind === 'ClusterRole' || d.kind === 'Role') && CONTROLLER_ROLES.has(`${d.kind}/${d.metadata.name}`));
 const CASES: RuleCase[] = ROLES.flatMap((role) =>
   role.rules.map((rule, index) => ({
     role: `${role.kind}/${role.metadata.name}`,
@@ -93,6 +101,10 @@ async function runScenario(without?: RuleCase): Promise<Outcome> {
 }
 
 describe('RBAC minimality', () => {
+  it('covers exactly the roles bound to the controller (the viewer and editor roles are for users)', () => {
+    expect(ROLES.map((r) => `${r.kind}/${r.metadata.name}`)).toEqual(['ClusterRole/backupschedule-operator', 'Role/backupschedule-operator-leader-election']);
+  });
+
   it('passes the scenario with the full RBAC from dist/ and no 403', async () => {
     const outcome = await runScenario();
     expect(outcome.forbidden).toEqual([]);

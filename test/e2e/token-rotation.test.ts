@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, ControllerProcess, LEASE, startCluster, type Cluster } from './harness.ts';
 import { api, scheduleManifest } from './scenarios.ts';
 
-const TOKEN_SECONDS = 2;
+const TOKEN_SECONDS = 3;
 
 let cluster: Cluster;
 let controller: ControllerProcess;

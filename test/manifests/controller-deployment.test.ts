@@ -46,6 +46,19 @@ describe('ControllerDeployment', () => {
     expect(args).toContain('--backup-image=r.example/op:2');
   });
 
+  it('passes --allowed-backup-images only when images besides its own are allowed', () => {
+    expect(container.args.some((a: string) => a.startsWith('--allowed-backup-images'))).toBe(false);
+    const args = synth({ allowedBackupImages: ['registry.example.com/backup/*', 'ghcr.io/acme/etcd:1'] })['spec'].template.spec.containers[0].args;
+    expect(args).toContain('--allowed-backup-images=registry.example.com/backup/*,ghcr.io/acme/etcd:1');
+  });
+
+  it.each([
+    ['', 'allowedBackupImages: an image pattern must not be empty'],
+    ['a/*,b/*', 'contains a comma'],
+  ])('refuses the allowed image pattern %j, naming the prop', (pattern, message) => {
+    expect(() => synth({ allowedBackupImages: [pattern] })).toThrow(message);
+  });
+
   it('runs restricted, with its token, probes on 8081 and metrics on 8080', () => {
     expect(pod.automountServiceAccountToken).toBe(true);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });

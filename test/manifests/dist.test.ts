@@ -40,6 +40,8 @@ describe('dist/', () => {
       'CustomResourceDefinition',
       'ServiceAccount',
       'ClusterRole',
+      'ClusterRole',
+      'ClusterRole',
       'ClusterRoleBinding',
       'Role',
       'RoleBinding',

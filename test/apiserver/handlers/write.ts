@@ -8,11 +8,21 @@ import { jsonPatch, mergePatch, PatchApplyError, strategicMergePatch } from '../
 import type { DeleteOptions, WriteOptions } from '../registry-store.ts';
 import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import type { ResourceRequest, ServerContext } from '../server-context.ts';
+import { fieldRewriteAdmission } from '../field-rewrites.ts';
 import { ownerReferenceAdmission } from '../owner-reference-admission.ts';
 import { requestPredicate, sendObject } from './read.ts';
 
-function admission(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, 'admit'> {
-  return ctx.enforceOwnerReferencePermissions ? { admit: ownerReferenceAdmission(ctx.registry, ctx.storage, r.type, r.namespace, r.user) } : {};
+/**
+ * The admission of a write: mutating (the configured field drops and mutations, main resource only;
+ * run before the strategy, as kube-apiserver does), and validating (OwnerReferencesPermissionEnforcement
+ * when on).
+ */
+function admission(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, 'admit' | 'mutate'> {
+  const mutate = r.info.subresource ? undefined : fieldRewriteAdmission(r.type, ctx.droppedFields, ctx.fieldMutations);
+  return {
+    ...(mutate ? { mutate } : {}),
+    ...(ctx.enforceOwnerReferencePermissions ? { admit: ownerReferenceAdmission(ctx.registry, ctx.storage, r.type, r.namespace, r.user) } : {}),
+  };
 }
 
 function writeOptions(q: URLSearchParams): WriteOptions {

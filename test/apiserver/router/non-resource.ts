@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AGGREGATED_DISCOVERY_CONTENT_TYPE, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from '../discovery.ts';
+import { AGGREGATED_DISCOVERY_CONTENT_TYPE, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { sendJson } from '../http-io.ts';
 import { openApiV2, openApiV2Protobuf, openApiV3GroupVersion, openApiV3Root } from '../openapi.ts';
@@ -39,7 +39,7 @@ export function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: 
   if (p0 === 'apis' && parts.length === 1) return discovery(apiGroupList(ctx.registry));
   if (p0 === 'apis' && parts.length === 2) return discovery(apiGroup(ctx.registry, p1 as string));
   if (p0 === 'apis' && parts.length === 3) return discovery(apiResourceList(ctx.registry, p1 as string, p2 as string));
-  if (p0 === 'version' && parts.length === 1) return sendJson(res, 200, VERSION_INFO);
+  if (p0 === 'version' && parts.length === 1) return sendJson(res, 200, ctx.versionInfo);
   if ((p0 === 'healthz' || p0 === 'livez' || p0 === 'readyz') && parts.length <= 2) {
     res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
     res.end('ok');

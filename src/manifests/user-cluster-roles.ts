@@ -1,0 +1,70 @@
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-28';
+import { API_GROUP, PLURAL } from '../api/index.ts';
+import { SyncWave, syncWave } from './sync-wave.ts';
+
+/** Label that makes the built-in `view` ClusterRole include a ClusterRole's rules (RBAC aggregation). */
+export const AGGREGATE_TO_VIEW = 'rbac.authorization.k8s.io/aggregate-to-view';
+/** Label that makes the built-in `edit` ClusterRole include a ClusterRole's rules. */
+export const AGGREGATE_TO_EDIT = 'rbac.authorization.k8s.io/aggregate-to-edit';
+/** Label that makes the built-in `admin` ClusterRole include a ClusterRole's rules. */
+export const AGGREGATE_TO_ADMIN = 'rbac.authorization.k8s.io/aggregate-to-admin';
+
+/** Props of UserClusterRoles. */
+export interface UserClusterRolesProps {
+  /**
+   * Prefix of the two ClusterRoles: `<prefix>-viewer` and `<prefix>-editor`.
+   * @default 'backupschedule'
+   */
+  readonly namePrefix?: string;
+  /**
+   * Labels on both, besides the aggregation labels.
+   * @default {}
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** Read-only access to BackupSchedules and their status. */
+export const VIEWER_RULES: readonly k8s.PolicyRule[] = [
+  { apiGroups: [API_GROUP], resources: [PLURAL, `${PLURAL}/status`], verbs: ['get', 'list', 'watch'] },
+];
+
+/** Full access to BackupSchedules; never their status, which only the controller writes. */
+export const EDITOR_RULES: readonly k8s.PolicyRule[] = [
+  { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] },
+  { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['get', 'list', 'watch'] },
+];
+
+/**
+ * The ClusterRoles for people and tools using BackupSchedules, aggregated into Kubernetes' user-facing
+ * roles so that a RoleBinding to `view`, `edit` or `admin` in a namespace covers them:
+ *
+ * - `<prefix>-viewer` → `view` (and, through `edit` and `admin` including `view`'s rules, those too);
+ * - `<prefix>-editor` → `edit` and `admin`.
+ *
+ * Creating a BackupSchedule makes the controller run a Job in that namespace (README, "Security model"):
+ * `edit` and `admin` already allow creating Pods, Jobs and CronJobs and reading Secrets, so the editor
+ * role adds no power to them; `view` gets no write and no Secret access. Bind `<prefix>-editor` directly
+ * for someone who should manage backups without `edit`.
+ */
+export class UserClusterRoles extends Construct {
+  /** The viewer ClusterRole. */
+  public readonly viewer: k8s.KubeClusterRole;
+  /** The editor ClusterRole. */
+  public readonly editor: k8s.KubeClusterRole;
+
+  public constructor(scope: Construct, id: string, props: UserClusterRolesProps = {}) {
+    super(scope, id);
+    const prefix = props.namePrefix ?? 'backupschedule';
+    const annotations = syncWave(SyncWave.rbac);
+    const labels = props.labels ?? {};
+    this.viewer = new k8s.KubeClusterRole(this, 'Viewer', {
+      metadata: { name: `${prefix}-viewer`, labels: { ...labels, [AGGREGATE_TO_VIEW]: 'true' }, annotations },
+      rules: [...VIEWER_RULES],
+    });
+    this.editor = new k8s.KubeClusterRole(this, 'Editor', {
+      metadata: { name: `${prefix}-editor`, labels: { ...labels, [AGGREGATE_TO_EDIT]: 'true', [AGGREGATE_TO_ADMIN]: 'true' }, annotations },
+      rules: [...EDITOR_RULES],
+    });
+  }
+}
