@@ -128,12 +128,13 @@ export type WriteErrorDisposition = 'retry' | 'terminal';
  * Whether sending the same write again can succeed without anything else changing. The one place
  * that decides it, so every caller agrees:
  *
- * - `retry`: the server or the path to it is having a moment, or our view is stale — 408, 409
+ * - `retry`: the server or the path to it is having a moment, or our view is stale — 401 (our bound
+ *   token expired and the rotated one is read at once: it says nothing about the object), 408, 409
  *   (Conflict and AlreadyExists: the cache is behind), 429 and every 5xx (overload, etcd timeouts,
  *   webhooks timing out), a 404 on anything but a create (the object went away; the cache will say so
  *   and the next reconcile recreates it), and every error that is not an API Status at all (connection
  *   refused or reset, TLS, client timeouts: no answer is no verdict).
- * - `terminal`: the server judged the request and said no — 400, 401, 403 (RBAC, admission, a
+ * - `terminal`: the server judged the request and said no — 400, 403 (RBAC, admission, a
  *   terminating namespace), 404 on a create (the namespace or the kind is gone), 422 (validation,
  *   including admission webhooks that deny) and every other 4xx. The same bytes get the same answer,
  *   so a tight retry loop only adds load; callers report the message and retry with a long backoff,
@@ -142,7 +143,7 @@ export type WriteErrorDisposition = 'retry' | 'terminal';
 export function writeErrorDisposition(err: unknown, verb: 'create' | 'update' | 'patch'): WriteErrorDisposition {
   if (!(err instanceof ApiStatusError)) return 'retry';
   const code = err.code;
-  if (code === 408 || code === 409 || code === 429 || code >= 500) return 'retry';
+  if (code === 401 || code === 408 || code === 409 || code === 429 || code >= 500) return 'retry';
   if (code === 404 && verb !== 'create') return 'retry';
   return code >= 400 ? 'terminal' : 'retry';
 }

@@ -13,6 +13,7 @@ describe('writeErrorDisposition', () => {
     ['503', new ApiStatusError(statusErrors.serviceUnavailable()), 'create', 'retry'],
     ['504', new ApiStatusError(statusErrors.timeout()), 'create', 'retry'],
     ['408', err(408, 'Timeout'), 'create', 'retry'],
+    ['401 (a token that just expired)', err(401, 'Unauthorized'), 'create', 'retry'],
     ['a network error', new Error('socket hang up'), 'create', 'retry'],
     ['404 on update', new ApiStatusError(statusErrors.notFound(CJ, 'x')), 'update', 'retry'],
     ['404 on create', new ApiStatusError(statusErrors.notFound({ group: '', resource: 'namespaces' }, 'gone')), 'create', 'terminal'],
