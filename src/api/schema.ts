@@ -17,13 +17,23 @@ export type SchemaNode = { readonly [keyword: string]: unknown };
 /** DNS-1123 subdomain: Kubernetes object names (PVCs, Secrets). */
 export const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
-/** Five cron fields or one of the macros the CronJob controller (robfig/cron) accepts. */
-export const SCHEDULE_PATTERN =
-  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+)$';
+/**
+ * One `/`-separated part of a time zone name as the CronJob API allows it (kube validateTimeZone:
+ * 1-14 of `[A-Za-z0-9._+-]`, not starting with `-`); whether the name exists is the validator's check.
+ */
+const TIME_ZONE_PART = '[A-Za-z0-9._+][A-Za-z0-9._+-]{0,13}';
 
-/** A Kubernetes resource quantity (`resource.Quantity`), string form. */
+/** An etcd client URL: http(s), one DNS name, IPv4 or [IPv6] host, an optional port; nothing else (no commas). */
+export const ENDPOINT_PATTERN =
+  '^https?://([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?/?$';
+
+/**
+ * A non-negative Kubernetes resource quantity (`resource.Quantity`), string form: Kubernetes' own
+ * quantity pattern without the minus sign (kube rejects negative requests and limits) and with an
+ * integer exponent of at most 10 digits (kube's parser rejects `1e1.5`; the exponent must fit an int32).
+ */
 export const QUANTITY_PATTERN =
-  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+  '^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?[0-9]{1,10}))?$';
 
 const quantity = (what: string, example: string): SchemaNode => ({
   type: 'string',
@@ -114,17 +124,20 @@ export const backupScheduleSchema: SchemaNode = {
           type: 'string',
           minLength: 1,
           maxLength: 128,
-          pattern: SCHEDULE_PATTERN,
+          'x-kubernetes-validations': [
+            { rule: "!self.contains('TZ')", message: 'must not contain TZ or CRON_TZ; set spec.timeZone instead' },
+          ],
           description:
-            'Cron schedule in the five-field format ("0 2 * * *") or a macro (@hourly, @daily, @weekly, ' +
-            '@monthly, @yearly). Time zones go in timeZone, not in the schedule.',
+            'Cron schedule as the CronJob API reads it: five fields ("0 2 * * *"; day of week 0-6 or SUN-SAT) ' +
+            'or a macro (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @every <duration>). ' +
+            'Time zones go in timeZone, not in the schedule.',
         },
         timeZone: {
           type: 'string',
           minLength: 1,
           maxLength: 64,
-          pattern: '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$',
-          description: 'IANA time zone name for the schedule, e.g. "Europe/Berlin"; passed to the CronJob\'s spec.timeZone. Defaults to the kube-controller-manager\'s zone.',
+          pattern: `^${TIME_ZONE_PART}(/${TIME_ZONE_PART})*$`,
+          description: 'IANA time zone name for the schedule, case-sensitive, e.g. "Europe/Berlin"; passed to the CronJob\'s spec.timeZone. Defaults to the kube-controller-manager\'s zone.',
         },
         suspend: {
           type: 'boolean',
@@ -164,7 +177,7 @@ export const backupScheduleSchema: SchemaNode = {
                   items: {
                     type: 'string',
                     maxLength: 256,
-                    pattern: '^https?://[^\\s/]+(:[0-9]{1,5})?/?$',
+                    pattern: ENDPOINT_PATTERN,
                     description: 'One etcd client URL (http:// or https://host:port).',
                   },
                 },

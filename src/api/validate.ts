@@ -1,9 +1,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { CronExpressionParser } from 'cron-parser';
 import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
+import { cronScheduleError } from './cron-schedule.ts';
+import { resourcesErrors } from './resources.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
+import { timeZoneError } from './time-zone.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
 export interface FieldError {
@@ -91,8 +93,9 @@ const fieldError = (field: string, problem: string): FieldError => ({ field, mes
 /**
  * Checks a BackupSchedule the way the API server does with the CRD (the JSON Schema, including bounds,
  * patterns and enums, and the CEL cross-field rules) plus what the CronJob API would reject later: the
- * cron syntax (cron-parser) and the time zone name. Unknown fields are reported too. Returns every
- * problem found; an empty array means valid.
+ * schedule (robfig/cron's grammar), the time zone (Go's tz names), and the resource quantities
+ * (non-negative, requests within limits). Unknown fields are reported too. Returns every problem found;
+ * an empty array means valid.
  */
 export function validateBackupSchedule(obj: unknown): FieldError[] {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
@@ -128,40 +131,25 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
 
   const schedule = at(obj, ['spec', 'schedule']);
   if (typeof schedule === 'string' && schemaValid('spec.schedule')) {
-    const problem = cronProblems.get(schedule, cronProblem);
-    if (problem !== undefined) errors.push(fieldError('spec.schedule', `invalid cron expression ${JSON.stringify(schedule)}: ${problem}`));
+    const problem = cronProblems.get(schedule, cronScheduleError);
+    if (problem !== undefined) errors.push(fieldError('spec.schedule', `invalid cron schedule ${JSON.stringify(schedule)}: ${problem}`));
   }
   const timeZone = at(obj, ['spec', 'timeZone']);
-  if (typeof timeZone === 'string' && schemaValid('spec.timeZone') && !knownTimeZones.get(timeZone, isKnownTimeZone)) {
-    errors.push(fieldError('spec.timeZone', `unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "Europe/Berlin"`));
+  if (typeof timeZone === 'string' && schemaValid('spec.timeZone')) {
+    const problem = timeZoneError(timeZone);
+    if (problem !== undefined) errors.push(fieldError('spec.timeZone', `${problem}; use an IANA name such as "Europe/Berlin" (case-sensitive)`));
+  }
+  const resources = at(obj, ['spec', 'resources']);
+  if (resources !== undefined && schemaValid('spec.resources')) {
+    errors.push(...resourcesErrors(resources, 'spec.resources').map((e) => fieldError(e.field, e.problem)));
   }
   return errors;
 }
 
-/** The parser's complaint about a cron expression, or undefined when it parses. */
-function cronProblem(schedule: string): string | undefined {
-  try {
-    // cron-parser lacks @midnight, which robfig/cron (the CronJob controller's parser) accepts as @daily.
-    CronExpressionParser.parse(schedule === '@midnight' ? '@daily' : schedule, { strict: false });
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
-function isKnownTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A bounded memo of a pure function of a string: the controller validates every schedule on every
- * reconcile, and parsing a cron expression (~100 µs) or building an Intl formatter costs more than the
- * rest of the validation, while thousands of schedules share a handful of expressions and zones. When
+ * reconcile, and parsing a cron schedule costs more than the rest of the validation, while thousands of
+ * schedules share a handful of expressions. When
  * full, the oldest entry goes (Map keeps insertion order), so arbitrary input cannot grow it.
  */
 class BoundedMemo<V> {
@@ -185,4 +173,3 @@ class BoundedMemo<V> {
 }
 
 const cronProblems = new BoundedMemo<string | undefined>(1_024);
-const knownTimeZones = new BoundedMemo<boolean>(1_024);
