@@ -18,7 +18,7 @@ const LIMIT = 1n << 63n;
 
 /** Go's error for `time.ParseDuration(text)`, or undefined when it parses. */
 export function goParseDurationError(text: string): string | undefined {
-  const invalid = `time: invalid duration ${JSON.stringify(text)}`;
+  const invalid = `time: invalid duration ${goQuote(text)}`;
   let rest = text;
   let negative = false;
   if (rest.startsWith('-') || rest.startsWith('+')) {
@@ -41,10 +41,10 @@ export function goParseDurationError(text: string): string | undefined {
     }
     rest = rest.slice(term?.[0].length ?? 0);
     const unitText = /^[^.0-9]*/.exec(rest)?.[0] ?? '';
-    if (unitText === '') return `time: missing unit in duration ${JSON.stringify(text)}`;
+    if (unitText === '') return `time: missing unit in duration ${goQuote(text)}`;
     rest = rest.slice(unitText.length);
     const unit = UNITS.get(unitText);
-    if (unit === undefined) return `time: unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(text)}`;
+    if (unit === undefined) return `time: unknown unit ${goQuote(unitText)} in duration ${goQuote(text)}`;
     if (value > LIMIT / unit) return invalid;
     value *= unit;
     value += fractionNanos(fraction ?? '', unit);
@@ -68,4 +68,20 @@ function fractionNanos(digits: string, unit: bigint): bigint {
   }
   if (f === 0n) return 0n;
   return BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
+}
+
+/**
+ * The time package's `quote`: double quotes, `"` and backslash escaped, and every byte of a non-ASCII
+ * or control character written as `\xNN` (its UTF-8 bytes), unlike JSON.stringify.
+ */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    if (char < ' ' || char >= '\u0080') {
+      for (const byte of new TextEncoder().encode(char)) out += `\\x${byte.toString(16).padStart(2, '0')}`;
+    } else {
+      out += char === '"' || char === '\\' ? `\\${char}` : char;
+    }
+  }
+  return `${out}"`;
 }

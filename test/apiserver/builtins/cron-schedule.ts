@@ -1,3 +1,4 @@
+import { goQuote } from '../../../src/api/go-duration.ts';
 import { TIME_ZONE_NAMES } from '../../../src/api/time-zone-names.ts';
 
 /**
@@ -80,8 +81,8 @@ function parseDescriptor(spec: string): void {
   if (descriptors.has(spec)) return;
   const every = '@every ';
   if (spec.startsWith(every)) {
-    const duration = spec.slice(every.length);
-    if (!isGoDuration(duration)) throw new CronError(`failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(duration)}`);
+    const err = goDurationError(spec.slice(every.length));
+    if (err) throw new CronError(`failed to parse duration ${spec}: ${err}`);
     return;
   }
   throw new CronError(`unrecognized descriptor: ${spec}`);
@@ -90,39 +91,39 @@ function parseDescriptor(spec: string): void {
 const UNIT_NANOS: Readonly<Record<string, bigint>> = { ns: 1n, us: 1000n, 'µs': 1000n, 'μs': 1000n, ms: 10n ** 6n, s: 10n ** 9n, m: 60n * 10n ** 9n, h: 3600n * 10n ** 9n };
 
 /**
- * Go `time.ParseDuration` as a yes/no: `[-+]?` then terms `<digits>[.<digits>]<unit>` (at least one
- * digit per term), or "0"; the sum must fit int64 nanoseconds (2^63 itself only when negative).
+ * Go `time.ParseDuration`'s error, or undefined: `[-+]?` then terms `<digits>[.<digits>]<unit>` (a
+ * digit before or after the point), or "0"; the sum must fit int64 nanoseconds (2^63 only negative).
  */
-function isGoDuration(text: string): boolean {
+function goDurationError(text: string): string | undefined {
+  const invalid = `time: invalid duration ${goQuote(text)}`;
   const sign = text[0] === '-' || text[0] === '+' ? text[0] : '';
   const body = text.slice(sign.length);
-  if (body === '0') return true;
-  const terms = [...body.matchAll(/([0-9]*)(\.[0-9]*)?([^0-9.]*)/gy)].filter((m) => m[0] !== '');
-  if (body === '' || terms.map((m) => m[0]).join('') !== body) return false;
-  let total = 0n;
+  if (body === '0') return undefined;
+  if (body === '') return invalid;
   const max = 2n ** 63n;
-  for (const [, int = '', frac = '', unit = ''] of terms) {
-    if (int === '' && frac.length <= 1) return false;
-    if (!Object.hasOwn(UNIT_NANOS, unit)) return false;
-    const nanos = UNIT_NANOS[unit] ?? 0n;
+  let total = 0n;
+  for (const [, int = '', frac, unit = ''] of body.matchAll(/([0-9]*)(\.[0-9]*)?([^0-9.]*)/gy)) {
+    if (int === '' && frac === undefined && unit === '') break;
+    if (int === '' && (frac ?? '').length <= 1) return invalid;
     const whole = BigInt(int || '0');
-    if (whole > max) return false;
+    if (whole > max) return invalid;
+    if (unit === '') return `time: missing unit in duration ${goQuote(text)}`;
+    if (!Object.hasOwn(UNIT_NANOS, unit)) return `time: unknown unit ${goQuote(unit)} in duration ${goQuote(text)}`;
+    const nanos = UNIT_NANOS[unit] ?? 0n;
     let term = whole * nanos;
-    if (term > max) return false;
-    const digits = frac.slice(1);
-    // Go keeps at most the fraction digits that fit an int64 and scales in float64.
+    if (term > max) return invalid;
+    // Go keeps the fraction digits that fit an int64 and scales them in float64.
     let kept = '';
-    for (const d of digits) {
-      const next = BigInt(kept + d);
-      if (next > max) break;
+    for (const d of (frac ?? '').slice(1)) {
+      if (BigInt(kept + d) > max) break;
       kept += d;
     }
     if (kept !== '' && BigInt(kept) > 0n) term += BigInt(Math.trunc(Number(BigInt(kept)) * (Number(nanos) / 10 ** kept.length)));
-    if (term > max) return false;
+    if (term > max) return invalid;
     total += term;
-    if (total > max) return false;
+    if (total > max) return invalid;
   }
-  return sign === '-' || total < max;
+  return sign === '-' || total < max ? undefined : invalid;
 }
 
 function getField(field: string, r: Bounds): void {
