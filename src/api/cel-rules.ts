@@ -39,13 +39,6 @@ export const CEL_RULES: readonly CelRule[] = [
     },
   },
   {
-    path: ['spec', 'schedule'],
-    rule: "!self.contains('TZ')",
-    message: 'must not contain TZ or CRON_TZ; set spec.timeZone instead',
-    // The CronJob API rejects any schedule containing "TZ" (validateScheduleFormat); a string node.
-    check: (self) => !String(self['value']).includes('TZ'),
-  },
-  {
     path: ['spec', 'source'],
     rule: '(has(self.etcd) ? 1 : 0) + (has(self.persistentVolumeClaim) ? 1 : 0) == 1',
     message: 'exactly one of etcd or persistentVolumeClaim must be set',

@@ -35,10 +35,15 @@ const FIELDS: readonly Bounds[] = [
 ];
 const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 
-/** Go's `unicode.IsSpace`, which `strings.Fields` and `strings.TrimSpace` split and trim on. */
-const GO_SPACE = '\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const GO_FIELDS = new RegExp(`[^${GO_SPACE}]+`, 'g');
-const GO_TRIM = new RegExp(`^[${GO_SPACE}]+|[${GO_SPACE}]+$`, 'g');
+/**
+ * Go's `unicode.IsSpace` (which `strings.Fields` and `strings.TrimSpace` split and trim on) as the
+ * inside of a regex character class: ASCII blanks, NEL and the Unicode separators Zs, Zl and Zp. Written
+ * with escapes both JavaScript (u flag) and Go's RE2 read, since the CRD pattern of spec.schedule uses
+ * it too; literal NEL or LS characters would be line breaks to the YAML parser of kubectl.
+ */
+export const GO_SPACE_CLASS = '\\t\\n\\v\\f\\r\\x85\\p{Zs}\\p{Zl}\\p{Zp}';
+const GO_FIELDS = new RegExp(`[^${GO_SPACE_CLASS}]+`, 'gu');
+const GO_TRIM = new RegExp(`^[${GO_SPACE_CLASS}]+|[${GO_SPACE_CLASS}]+$`, 'gu');
 
 const INT64_MAX = 2n ** 63n - 1n;
 

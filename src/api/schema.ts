@@ -11,11 +11,23 @@
  * mirrored in `cel-rules.ts`.
  */
 
+import { GO_SPACE_CLASS } from './cron-schedule.ts';
+
 /** A JSON Schema node as written here (JSON Schema draft 7 + the `x-kubernetes-*` extensions). */
 export type SchemaNode = { readonly [keyword: string]: unknown };
 
 /** DNS-1123 subdomain: Kubernetes object names (PVCs, Secrets). */
 export const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+/**
+ * What the CronJob API's parser (robfig/cron) can accept, loosely: a descriptor, `@every <duration>`, or
+ * five fields separated by Go whitespace (`strings.Fields`; after `*-` a field may hold anything, so
+ * fields are any non-blank text). A superset: bounds, names and steps are the validator's job (a regex
+ * cannot follow robfig's rules), but the field count, "every day" and Quartz' six fields fail here.
+ */
+export const SCHEDULE_PATTERN =
+  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every [-+]?[0-9.][0-9.a-z\u00b5\u03bc]*|' +
+  `[${GO_SPACE_CLASS}]*[^${GO_SPACE_CLASS}]+([${GO_SPACE_CLASS}]+[^${GO_SPACE_CLASS}]+){4}[${GO_SPACE_CLASS}]*)$`;
 
 /**
  * One `/`-separated part of a time zone name as the CronJob API allows it (kube validateTimeZone:
@@ -30,10 +42,12 @@ export const ENDPOINT_PATTERN =
 /**
  * A non-negative Kubernetes resource quantity (`resource.Quantity`), string form: Kubernetes' own
  * quantity pattern without the minus sign (kube rejects negative requests and limits) and with an
- * integer exponent of at most 10 digits (kube's parser rejects `1e1.5`; the exponent must fit an int32).
+ * integer exponent (kube's parser rejects `1e1.5`). Whether the exponent fits an int32 and requests are
+ * within limits is the validator's check. Zero spelt without a digit ("+", ".", "Ki") and "-0", which
+ * kube's parser reads as 0, are refused here as the typos they are.
  */
 export const QUANTITY_PATTERN =
-  '^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?[0-9]{1,10}))?$';
+  '^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?[0-9]+))?$';
 
 const quantity = (what: string, example: string): SchemaNode => ({
   type: 'string',
@@ -124,9 +138,7 @@ export const backupScheduleSchema: SchemaNode = {
           type: 'string',
           minLength: 1,
           maxLength: 128,
-          'x-kubernetes-validations': [
-            { rule: "!self.contains('TZ')", message: 'must not contain TZ or CRON_TZ; set spec.timeZone instead' },
-          ],
+          pattern: SCHEDULE_PATTERN,
           description:
             'Cron schedule as the CronJob API reads it: five fields ("0 2 * * *"; day of week 0-6 or SUN-SAT) ' +
             'or a macro (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @every <duration>). ' +

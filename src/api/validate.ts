@@ -102,7 +102,7 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
     return [fieldError('(root)', 'must be an object')];
   }
   const validate = schemaValidator();
-  const errors: FieldError[] = validate(obj) ? [] : (validate.errors ?? []).map(fromAjv);
+  let errors: FieldError[] = validate(obj) ? [] : (validate.errors ?? []).map(fromAjv);
   const record = obj as Record<string, unknown>;
 
   if (record['apiVersion'] !== undefined && record['apiVersion'] !== GROUP_VERSION) {
@@ -130,9 +130,11 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
   }
 
   const schedule = at(obj, ['spec', 'schedule']);
-  if (typeof schedule === 'string' && schemaValid('spec.schedule')) {
-    const problem = cronProblems.get(schedule, cronScheduleError);
-    if (problem !== undefined) errors.push(fieldError('spec.schedule', `invalid cron schedule ${JSON.stringify(schedule)}: ${problem}`));
+  if (typeof schedule === 'string' && schedule !== '') {
+    const problems = scheduleProblems(schedule);
+    // The CRD pattern is a loose superset of the grammar: when it fails, the parser's reason is the clearer message.
+    if (problems.length > 0) errors = errors.filter((e) => !(e.field === 'spec.schedule' && e.message.startsWith('spec.schedule: must match pattern')));
+    errors.push(...problems.map((problem) => fieldError('spec.schedule', problem)));
   }
   const timeZone = at(obj, ['spec', 'timeZone']);
   if (typeof timeZone === 'string' && schemaValid('spec.timeZone')) {
@@ -144,6 +146,18 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
     errors.push(...resourcesErrors(resources, 'spec.resources').map((e) => fieldError(e.field, e.problem)));
   }
   return errors;
+}
+
+/**
+ * What the CronJob API says of a schedule: robfig/cron's parse error, and (pkg/apis/batch/validation
+ * validateScheduleFormat) no "TZ" anywhere in a new CronJob's schedule.
+ */
+function scheduleProblems(schedule: string): string[] {
+  const problems: string[] = [];
+  if (schedule.includes('TZ')) problems.push('cannot use TZ or CRON_TZ in schedule, use spec.timeZone instead');
+  const problem = cronProblems.get(schedule, cronScheduleError);
+  if (problem !== undefined) problems.push(`invalid cron schedule ${JSON.stringify(schedule)}: ${problem}`);
+  return problems;
 }
 
 /**

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
+import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
 import { compareQuantities, isQuantity, parseQuantity, type Quantity } from '../../src/api/quantity.ts';
 import { validateBackupSchedule } from '../../src/api/index.ts';
+import { QUANTITY_PATTERN } from '../../src/api/schema.ts';
 import { validSchedule } from './invalid-cases.ts';
 
 const q = (text: string): Quantity => {
@@ -101,5 +104,33 @@ describe('validateBackupSchedule on spec.resources', () => {
     expect(errorsFor({ limits: { cpu: '1e9999999999' } })).toEqual([
       { field: 'spec.resources.limits.cpu', message: `spec.resources.limits.cpu: invalid quantity "1e9999999999": unable to parse quantity's suffix: exponent out of the int32 range` },
     ]);
+  });
+});
+
+describe('the CRD pattern of quantities', () => {
+  const quantityLike = fc
+    .array(fc.constantFrom('+', '-', '0', '1', '5', '9', '.', 'e', 'E', 'i', 'K', 'k', 'M', 'm', 'n', 'u', 'G', 'T', 'P', 'Ei', 'Ki', '3000000000', ' '), { minLength: 1, maxLength: 8 })
+    .map((parts) => parts.join(''));
+
+  it('admits only what ParseQuantity reads, and every non-negative quantity with a digit, in JavaScript and RE2 alike', () => {
+    const js = new RegExp(QUANTITY_PATTERN, 'u');
+    const re2 = RE2JS.compile(QUANTITY_PATTERN);
+    let admitted = 0;
+    fc.assert(
+      fc.property(quantityLike, (text) => {
+        const matched = js.test(text);
+        expect(re2.matcher(text).find()).toBe(matched);
+        const parsed = parseQuantity(text);
+        const readable = isQuantity(parsed) || parsed.error.includes('int32');
+        if (matched) {
+          admitted += 1;
+          expect(readable, text).toBe(true);
+        } else if (isQuantity(parsed) && parsed.mantissa >= 0n && /^\+?\.?[0-9]/.test(text)) {
+          expect.fail(`the pattern refuses ${JSON.stringify(text)}, which kube accepts`);
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    expect(admitted).toBeGreaterThan(300);
   });
 });

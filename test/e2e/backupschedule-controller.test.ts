@@ -101,8 +101,8 @@ describe('the BackupSchedule controller', () => {
 
   it('reports an invalid spec that slipped past admission, naming the field, and creates no child', async () => {
     await k.createNamespace('invalid');
-    // The CRD has no cron grammar (a pattern cannot express robfig/cron's), and minute 61 does not exist:
-    // only the controller's validation (robfig/cron's rules, as the CronJob API) can tell.
+    // "61 * * * *" has the five fields the CRD's pattern checks, but minute 61 does not exist: only the
+    // controller's validation (robfig/cron's rules, as the CronJob API applies them) can tell.
     await k.schedules.create(scheduleManifest('invalid', 'broken', { schedule: '61 * * * *' }) as never);
     const s = await k.waitForReady('invalid', 'broken', (x) => readyOf(x) !== undefined);
     expect(readyOf(s)).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
