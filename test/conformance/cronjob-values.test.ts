@@ -3,7 +3,7 @@
  * (robfig/cron v3 ParseStandard), time zones (Go's case-sensitive tz database names) and container
  * quantities (ParseQuantity, non-negative, requests within limits). Each case is sent to the server and
  * the verdict is compared with the project's validator functions too, so a run against a real cluster
- * (1.29+) checks the validator, not only the test server.
+ * (1.28+, like the rest of the suite) checks the validator, not only the test server.
  */
 import { describe, expect, it } from 'vitest';
 import { cronScheduleError } from '../../src/api/cron-schedule.ts';
