@@ -47,6 +47,18 @@ describe('validateBackupSchedule', () => {
     expect(validateBackupSchedule(input).map((e) => e.field).sort()).toEqual(['spec.concurrencyPolicy', 'spec.retention.keepLast']);
   });
 
+  it.each([['https://etcd-0.etcd.kube-system.svc:2379'], ['http://10.0.0.1:2379/'], ['https://[fd00::1]:2379'], ['https://etcd']])('accepts the etcd endpoint %s', (endpoint) => {
+    const input = validSchedule();
+    input['spec'].source.etcd = { endpoints: [endpoint] };
+    expect(validateBackupSchedule(input)).toEqual([]);
+  });
+
+  it.each([['https://a:1,b:2'], ['https://a:1 https://b:2'], ['https://user@etcd:2379'], ['https://etcd:2379?x=1'], ['https://-etcd:2379']])('rejects the etcd endpoint %s', (endpoint) => {
+    const input = validSchedule();
+    input['spec'].source.etcd = { endpoints: [endpoint] };
+    expect(validateBackupSchedule(input).map((e) => e.field)).toEqual(['spec.source.etcd.endpoints[0]']);
+  });
+
   it('accepts @midnight like the CronJob controller does', () => {
     const input = validSchedule();
     input['spec'].schedule = '@midnight';
