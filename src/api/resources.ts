@@ -18,6 +18,13 @@ export interface ResourceProblem {
 
 type Lists = { readonly requests?: unknown; readonly limits?: unknown };
 
+/** What kube-apiserver says of a request or limit: the parser's error, or that it is negative; undefined when fine. */
+export function quantityProblem(text: string): string | undefined {
+  const value = parseQuantity(text);
+  if (!isQuantity(value)) return `invalid quantity ${JSON.stringify(text)}: ${value.error}`;
+  return value.mantissa < 0n ? `must be greater than or equal to 0, got ${JSON.stringify(text)}` : undefined;
+}
+
 /** Problems with `{ requests, limits }` at `path` (each a map of resource name to quantity string). */
 export function resourcesErrors(resources: unknown, path: string): ResourceProblem[] {
   if (resources === null || typeof resources !== 'object') return [];
@@ -28,11 +35,10 @@ export function resourcesErrors(resources: unknown, path: string): ResourceProbl
     if (entries === null || typeof entries !== 'object') return out;
     for (const [name, text] of Object.entries(entries)) {
       if (typeof text !== 'string') continue;
-      const field = `${path}.${list}.${name}`;
+      const problem = quantityProblem(text);
       const value = parseQuantity(text);
-      if (!isQuantity(value)) problems.push({ field, problem: `invalid quantity ${JSON.stringify(text)}: ${value.error}` });
-      else if (value.mantissa < 0n) problems.push({ field, problem: `must be greater than or equal to 0, got ${JSON.stringify(text)}` });
-      else out.set(name, { text, value });
+      if (problem !== undefined) problems.push({ field: `${path}.${list}.${name}`, problem });
+      else if (isQuantity(value)) out.set(name, { text, value });
     }
     return out;
   };

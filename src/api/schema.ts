@@ -35,6 +35,9 @@ export const SCHEDULE_PATTERN =
  */
 const TIME_ZONE_PART = '[A-Za-z0-9._+][A-Za-z0-9._+-]{0,13}';
 
+/** A time zone name as the CronJob API's character rule allows it (see TIME_ZONE_PART). */
+export const TIME_ZONE_PATTERN = `^${TIME_ZONE_PART}(/${TIME_ZONE_PART})*$`;
+
 /** An etcd client URL: http(s), one DNS name, IPv4 or [IPv6] host, an optional port; nothing else (no commas). */
 export const ENDPOINT_PATTERN =
   '^https?://([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?/?$';
@@ -148,7 +151,7 @@ export const backupScheduleSchema: SchemaNode = {
           type: 'string',
           minLength: 1,
           maxLength: 64,
-          pattern: `^${TIME_ZONE_PART}(/${TIME_ZONE_PART})*$`,
+          pattern: TIME_ZONE_PATTERN,
           description: 'IANA time zone name for the schedule, case-sensitive, e.g. "Europe/Berlin"; passed to the CronJob\'s spec.timeZone. Defaults to the kube-controller-manager\'s zone.',
         },
         suspend: {

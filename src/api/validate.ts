@@ -3,8 +3,8 @@ import addFormatsModule from 'ajv-formats';
 import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
-import { resourcesErrors } from './resources.ts';
-import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
+import { quantityProblem, resourcesErrors } from './resources.ts';
+import { backupScheduleSchema, DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, TIME_ZONE_PATTERN, type SchemaNode } from './schema.ts';
 import { timeZoneError } from './time-zone.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
@@ -39,7 +39,8 @@ function closeObjects(node: unknown, isRoot: boolean): unknown {
 let compiled: ValidateFunction | undefined;
 function schemaValidator(): ValidateFunction {
   if (compiled !== undefined) return compiled;
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+  // verbose: the failing value comes with each error, for the pattern messages below.
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, verbose: true });
   addFormats(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
@@ -72,8 +73,25 @@ function fromAjv(error: ErrorObject): FieldError {
     message = 'is not a known field';
   } else if (error.keyword === 'enum') {
     message = `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  } else if (error.keyword === 'pattern') {
+    message = patternProblem(String(params['pattern']), error.data) ?? message;
   }
   return { field: field === '' ? '(root)' : field, message: `${field === '' ? '(root)' : field}: ${message}` };
+}
+
+/** Words for the patterns whose regex tells a user little ("must match pattern ^\\+?(([0-9]+…"). */
+function patternProblem(pattern: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  switch (pattern) {
+    case QUANTITY_PATTERN:
+      return quantityProblem(value) ?? `must be a non-negative quantity written with digits, e.g. "500m" or "1Gi", got ${JSON.stringify(value)}`;
+    case TIME_ZONE_PATTERN:
+      return `${timeZoneError(value) ?? `unknown time zone ${value}`}; use an IANA name such as "Europe/Berlin" (case-sensitive)`;
+    case ENDPOINT_PATTERN:
+      return `must be one http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port, e.g. "https://etcd-0.etcd:2379", got ${JSON.stringify(value)}`;
+    default:
+      return undefined;
+  }
 }
 
 function at(value: unknown, path: readonly string[]): unknown {
