@@ -47,6 +47,8 @@ describe('the schedule check against the CronJob API (robfig/cron v3 ParseStanda
     '0 0 30 2 *',
     '0 0 31 4 *',
     '0 2 * * +1',
+    '*/60 * * * *',
+    '*/120 4-22 * * *',
     '0 2 * * 6',
     '0 2 * * SAT',
     '0 2 * * sun-SAT/2',

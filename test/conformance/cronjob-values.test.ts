@@ -43,7 +43,7 @@ describe('CronJob schedules: the server and validateBackupSchedule agree', () =>
     },
   );
 
-  it.each(['0 0 30 2 *', '0 0 31 4 *', '0 2 * * +1', '0 2 * * 6', '0 2 1,,15 * *', '@every 1h30m', '@midnight'])('accepts %j', async (schedule) => {
+  it.each(['0 0 30 2 *', '0 0 31 4 *', '0 2 * * +1', '*/120 4-22 * * *', '0 2 * * 6', '0 2 1,,15 * *', '@every 1h30m', '@midnight'])('accepts %j', async (schedule) => {
     expect(cronScheduleError(schedule)).toBeUndefined();
     expect((await createCronJob({ schedule })).status).toBe(201);
   });
