@@ -4,7 +4,7 @@ import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
 import { quantityProblem, resourcesErrors } from './resources.ts';
-import { backupScheduleSchema, DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, TIME_ZONE_PATTERN, type SchemaNode } from './schema.ts';
+import { backupScheduleSchema, DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN, type SchemaNode } from './schema.ts';
 import { timeZoneError } from './time-zone.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
@@ -83,6 +83,8 @@ function fromAjv(error: ErrorObject): FieldError {
 function patternProblem(pattern: string, value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   switch (pattern) {
+    case SCHEDULE_PATTERN:
+      return scheduleProblems(value).join('; ') || undefined;
     case QUANTITY_PATTERN:
       return quantityProblem(value) ?? `must be a non-negative quantity written with digits, e.g. "500m" or "1Gi", got ${JSON.stringify(value)}`;
     case TIME_ZONE_PATTERN:
@@ -120,7 +122,7 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
     return [fieldError('(root)', 'must be an object')];
   }
   const validate = schemaValidator();
-  let errors: FieldError[] = validate(obj) ? [] : (validate.errors ?? []).map(fromAjv);
+  const errors: FieldError[] = validate(obj) ? [] : (validate.errors ?? []).map(fromAjv);
   const record = obj as Record<string, unknown>;
 
   if (record['apiVersion'] !== undefined && record['apiVersion'] !== GROUP_VERSION) {
@@ -147,12 +149,10 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
     if (!rule.check(self)) errors.push(fieldError(`${field}${rule.fieldPath ?? ''}`, rule.message));
   }
 
+  // The CRD pattern is a loose superset of the grammar; when it fails, patternProblem words the parser's reason.
   const schedule = at(obj, ['spec', 'schedule']);
-  if (typeof schedule === 'string' && schedule !== '') {
-    const problems = scheduleProblems(schedule);
-    // The CRD pattern is a loose superset of the grammar: when it fails, the parser's reason is the clearer message.
-    if (problems.length > 0) errors = errors.filter((e) => !(e.field === 'spec.schedule' && e.message.startsWith('spec.schedule: must match pattern')));
-    errors.push(...problems.map((problem) => fieldError('spec.schedule', problem)));
+  if (typeof schedule === 'string' && schemaValid('spec.schedule')) {
+    errors.push(...scheduleProblems(schedule).map((problem) => fieldError('spec.schedule', problem)));
   }
   const timeZone = at(obj, ['spec', 'timeZone']);
   if (typeof timeZone === 'string' && schemaValid('spec.timeZone')) {
@@ -181,8 +181,8 @@ function scheduleProblems(schedule: string): string[] {
 /**
  * A bounded memo of a pure function of a string: the controller validates every schedule on every
  * reconcile, and parsing a cron schedule costs more than the rest of the validation, while thousands of
- * schedules share a handful of expressions. When
- * full, the oldest entry goes (Map keeps insertion order), so arbitrary input cannot grow it.
+ * schedules share a handful of expressions. When full, the oldest entry goes (Map keeps insertion
+ * order), so arbitrary input cannot grow it.
  */
 class BoundedMemo<V> {
   readonly #entries = new Map<string, V>();

@@ -80,7 +80,9 @@ describe('the schedule check against the CronJob API (robfig/cron v3 ParseStanda
   it.each(['TZ=UTC 0 2 * * *', 'CRON_TZ=Europe/Berlin 0 2 * * *', 'TZ=Mars/Base 0 2 * * *', 'TZ=UTC'])(
     'rejects %j because the CronJob API allows no TZ in a new schedule (spec.timeZone instead)',
     (schedule) => {
-      expect(scheduleErrors(schedule)).toContain('spec.schedule: cannot use TZ or CRON_TZ in schedule, use spec.timeZone instead');
+      const errors = scheduleErrors(schedule);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/^spec\.schedule: cannot use TZ or CRON_TZ in schedule, use spec\.timeZone instead/);
     },
   );
 
