@@ -1,4 +1,5 @@
 import { goParseDurationError } from './go-duration.ts';
+import { goStrconvQuote } from './go-quote.ts';
 import { loadLocationError } from './time-zone.ts';
 
 /**
@@ -133,11 +134,11 @@ function goToLower(text: string): string {
 /** Go `strconv.Atoi` (base 10, optional sign, int64 range) followed by robfig's check for negatives. */
 function atoi(text: string): bigint {
   if (!/^[+-]?[0-9]+$/.test(text)) {
-    throw new ScheduleError(`failed to parse int from ${text}: strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
+    throw new ScheduleError(`failed to parse int from ${text}: strconv.Atoi: parsing ${goStrconvQuote(text)}: invalid syntax`);
   }
   const value = BigInt(text);
   if (value > INT64_MAX || value < -INT64_MAX - 1n) {
-    throw new ScheduleError(`failed to parse int from ${text}: strconv.Atoi: parsing ${JSON.stringify(text)}: value out of range`);
+    throw new ScheduleError(`failed to parse int from ${text}: strconv.Atoi: parsing ${goStrconvQuote(text)}: value out of range`);
   }
   if (value < 0n) throw new ScheduleError(`negative number (${value}) not allowed: ${text}`);
   return value;

@@ -1,3 +1,5 @@
+import { goQuote } from './go-quote.ts';
+
 /**
  * Go's `time.ParseDuration`, which robfig/cron runs on the argument of `@every`: a sign, then one or
  * more `<decimal><unit>` terms (units ns, us, µs, μs, ms, s, m, h), or a bare "0"; the total must fit
@@ -70,18 +72,3 @@ function fractionNanos(digits: string, unit: bigint): bigint {
   return BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
 }
 
-/**
- * The time package's `quote`: double quotes, `"` and backslash escaped, and every byte of a non-ASCII
- * or control character written as `\xNN` (its UTF-8 bytes), unlike JSON.stringify.
- */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    if (char < ' ' || char >= '\u0080') {
-      for (const byte of new TextEncoder().encode(char)) out += `\\x${byte.toString(16).padStart(2, '0')}`;
-    } else {
-      out += char === '"' || char === '\\' ? `\\${char}` : char;
-    }
-  }
-  return `${out}"`;
-}

@@ -32,6 +32,9 @@ describe('the schedule check against the CronJob API (robfig/cron v3 ParseStanda
     ['0 2 1-2-3 * *', 'too many hyphens: 1-2-3'],
     ['0 2 */2/3 * *', 'too many slashes: */2/3'],
     ['0 2 * * monday', 'failed to parse int from monday: strconv.Atoi: parsing "monday": invalid syntax'],
+    // U+200B is no Go whitespace: it stays in the field, and strconv.Quote escapes it (JSON would not).
+    ['0 2 * * 1\u200b', 'failed to parse int from 1\u200b: strconv.Atoi: parsing "1\\u200b": invalid syntax'],
+    ['0 2 * * "\u00e9', 'failed to parse int from "\u00e9: strconv.Atoi: parsing "\\"\u00e9": invalid syntax'],
     ['0 0 2 * * *', 'expected exactly 5 fields, found 6: [0 0 2 * * *]'],
     ['@fortnightly', 'unrecognized descriptor: @fortnightly'],
     ['@daily ', 'unrecognized descriptor: @daily '],

@@ -1,4 +1,4 @@
-import { goQuote } from '../../../src/api/go-duration.ts';
+import { goQuote, goStrconvQuote } from '../../../src/api/go-quote.ts';
 import { TIME_ZONE_NAMES } from '../../../src/api/time-zone-names.ts';
 
 /**
@@ -169,9 +169,9 @@ function parseIntOrName(expr: string, names: Bounds['names']): bigint {
 
 /** Go `strconv.Atoi` (int64) plus robfig's negative check. */
 function mustParseInt(expr: string): bigint {
-  if (!/^[+-]?[0-9]+$/.test(expr)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: invalid syntax`);
+  if (!/^[+-]?[0-9]+$/.test(expr)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${goStrconvQuote(expr)}: invalid syntax`);
   const num = BigInt(expr);
-  if (num >= 2n ** 63n || num < -(2n ** 63n)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: value out of range`);
+  if (num >= 2n ** 63n || num < -(2n ** 63n)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${goStrconvQuote(expr)}: value out of range`);
   if (num < 0n) throw new CronError(`negative number (${num}) not allowed: ${expr}`);
   return num;
 }
