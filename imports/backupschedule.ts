@@ -28,11 +28,11 @@ export interface BackupSchedule {
  */
 export interface BackupScheduleSpec {
   /**
-   * Cron schedule in the five-field format ("0 2 * * *") or a macro (@hourly, @daily, @weekly, @monthly, @yearly). Time zones go in timeZone, not in the schedule.
+   * Cron schedule as the CronJob API reads it: five fields ("0 2 * * *"; day of week 0-6 or SUN-SAT) or a macro (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @every <duration>). Time zones go in timeZone, not in the schedule.
    */
   schedule: string;
   /**
-   * IANA time zone name for the schedule, e.g. "Europe/Berlin"; passed to the CronJob's spec.timeZone. Defaults to the kube-controller-manager's zone.
+   * IANA time zone name for the schedule, case-sensitive, e.g. "Europe/Berlin"; passed to the CronJob's spec.timeZone. Defaults to the kube-controller-manager's zone.
    */
   timeZone?: string;
   /**

@@ -11,19 +11,46 @@
  * mirrored in `cel-rules.ts`.
  */
 
+import { GO_SPACE_CLASS } from './cron-schedule.ts';
+
 /** A JSON Schema node as written here (JSON Schema draft 7 + the `x-kubernetes-*` extensions). */
 export type SchemaNode = { readonly [keyword: string]: unknown };
 
 /** DNS-1123 subdomain: Kubernetes object names (PVCs, Secrets). */
 export const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
-/** Five cron fields or one of the macros the CronJob controller (robfig/cron) accepts. */
+/**
+ * What the CronJob API's parser (robfig/cron) can accept, loosely: a descriptor, `@every <duration>`, or
+ * five fields separated by Go whitespace (`strings.Fields`; after `*-` a field may hold anything, so
+ * fields are any non-blank text). A superset: bounds, names and steps are the validator's job (a regex
+ * cannot follow robfig's rules), but the field count, "every day" and Quartz' six fields fail here.
+ */
 export const SCHEDULE_PATTERN =
-  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+)$';
+  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every [-+]?[0-9.][0-9.a-z\u00b5\u03bc]*|' +
+  `[${GO_SPACE_CLASS}]*[^${GO_SPACE_CLASS}]+([${GO_SPACE_CLASS}]+[^${GO_SPACE_CLASS}]+){4}[${GO_SPACE_CLASS}]*)$`;
 
-/** A Kubernetes resource quantity (`resource.Quantity`), string form. */
+/**
+ * One `/`-separated part of a time zone name as the CronJob API allows it (kube validateTimeZone:
+ * 1-14 of `[A-Za-z0-9._+-]`, not starting with `-`); whether the name exists is the validator's check.
+ */
+const TIME_ZONE_PART = '[A-Za-z0-9._+][A-Za-z0-9._+-]{0,13}';
+
+/** A time zone name as the CronJob API's character rule allows it (see TIME_ZONE_PART). */
+export const TIME_ZONE_PATTERN = `^${TIME_ZONE_PART}(/${TIME_ZONE_PART})*$`;
+
+/** An etcd client URL: http(s), one DNS name, IPv4 or [IPv6] host, an optional port; nothing else (no commas). */
+export const ENDPOINT_PATTERN =
+  '^https?://([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?/?$';
+
+/**
+ * A non-negative Kubernetes resource quantity (`resource.Quantity`), string form: Kubernetes' own
+ * quantity pattern without the minus sign (kube rejects negative requests and limits) and with an
+ * integer exponent (kube's parser rejects `1e1.5`). Whether the exponent fits an int32 and requests are
+ * within limits is the validator's check. Zero spelt without a digit ("+", ".", "Ki") and "-0", which
+ * kube's parser reads as 0, are refused here as the typos they are.
+ */
 export const QUANTITY_PATTERN =
-  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+  '^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?[0-9]+))?$';
 
 const quantity = (what: string, example: string): SchemaNode => ({
   type: 'string',
@@ -116,15 +143,16 @@ export const backupScheduleSchema: SchemaNode = {
           maxLength: 128,
           pattern: SCHEDULE_PATTERN,
           description:
-            'Cron schedule in the five-field format ("0 2 * * *") or a macro (@hourly, @daily, @weekly, ' +
-            '@monthly, @yearly). Time zones go in timeZone, not in the schedule.',
+            'Cron schedule as the CronJob API reads it: five fields ("0 2 * * *"; day of week 0-6 or SUN-SAT) ' +
+            'or a macro (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @every <duration>). ' +
+            'Time zones go in timeZone, not in the schedule.',
         },
         timeZone: {
           type: 'string',
           minLength: 1,
           maxLength: 64,
-          pattern: '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$',
-          description: 'IANA time zone name for the schedule, e.g. "Europe/Berlin"; passed to the CronJob\'s spec.timeZone. Defaults to the kube-controller-manager\'s zone.',
+          pattern: TIME_ZONE_PATTERN,
+          description: 'IANA time zone name for the schedule, case-sensitive, e.g. "Europe/Berlin"; passed to the CronJob\'s spec.timeZone. Defaults to the kube-controller-manager\'s zone.',
         },
         suspend: {
           type: 'boolean',
@@ -164,7 +192,7 @@ export const backupScheduleSchema: SchemaNode = {
                   items: {
                     type: 'string',
                     maxLength: 256,
-                    pattern: '^https?://[^\\s/]+(:[0-9]{1,5})?/?$',
+                    pattern: ENDPOINT_PATTERN,
                     description: 'One etcd client URL (http:// or https://host:port).',
                   },
                 },

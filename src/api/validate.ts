@@ -1,9 +1,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { CronExpressionParser } from 'cron-parser';
 import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
-import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
+import { cronScheduleError } from './cron-schedule.ts';
+import { quantityProblem, resourcesErrors } from './resources.ts';
+import { backupScheduleSchema, DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN, type SchemaNode } from './schema.ts';
+import { timeZoneError } from './time-zone.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
 export interface FieldError {
@@ -37,7 +39,8 @@ function closeObjects(node: unknown, isRoot: boolean): unknown {
 let compiled: ValidateFunction | undefined;
 function schemaValidator(): ValidateFunction {
   if (compiled !== undefined) return compiled;
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+  // verbose: the failing value comes with each error, for the pattern messages below.
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, verbose: true });
   addFormats(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
@@ -70,8 +73,27 @@ function fromAjv(error: ErrorObject): FieldError {
     message = 'is not a known field';
   } else if (error.keyword === 'enum') {
     message = `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  } else if (error.keyword === 'pattern') {
+    message = patternProblem(String(params['pattern']), error.data) ?? message;
   }
   return { field: field === '' ? '(root)' : field, message: `${field === '' ? '(root)' : field}: ${message}` };
+}
+
+/** Words for the patterns whose regex tells a user little ("must match pattern ^\\+?(([0-9]+…"). */
+function patternProblem(pattern: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  switch (pattern) {
+    case SCHEDULE_PATTERN:
+      return scheduleProblems(value).join('; ') || undefined;
+    case QUANTITY_PATTERN:
+      return quantityProblem(value) ?? `must be a non-negative quantity written with digits, e.g. "500m" or "1Gi", got ${JSON.stringify(value)}`;
+    case TIME_ZONE_PATTERN:
+      return `${timeZoneError(value) ?? `unknown time zone ${value}`}; use an IANA name such as "Europe/Berlin" (case-sensitive)`;
+    case ENDPOINT_PATTERN:
+      return `must be one http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port, e.g. "https://etcd-0.etcd:2379", got ${JSON.stringify(value)}`;
+    default:
+      return undefined;
+  }
 }
 
 function at(value: unknown, path: readonly string[]): unknown {
@@ -91,8 +113,9 @@ const fieldError = (field: string, problem: string): FieldError => ({ field, mes
 /**
  * Checks a BackupSchedule the way the API server does with the CRD (the JSON Schema, including bounds,
  * patterns and enums, and the CEL cross-field rules) plus what the CronJob API would reject later: the
- * cron syntax (cron-parser) and the time zone name. Unknown fields are reported too. Returns every
- * problem found; an empty array means valid.
+ * schedule (robfig/cron's grammar), the time zone (Go's tz names), and the resource quantities
+ * (non-negative, requests within limits). Unknown fields are reported too. Returns every problem found;
+ * an empty array means valid.
  */
 export function validateBackupSchedule(obj: unknown): FieldError[] {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
@@ -126,43 +149,40 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
     if (!rule.check(self)) errors.push(fieldError(`${field}${rule.fieldPath ?? ''}`, rule.message));
   }
 
+  // The CRD pattern is a loose superset of the grammar; when it fails, patternProblem words the parser's reason.
   const schedule = at(obj, ['spec', 'schedule']);
   if (typeof schedule === 'string' && schemaValid('spec.schedule')) {
-    const problem = cronProblems.get(schedule, cronProblem);
-    if (problem !== undefined) errors.push(fieldError('spec.schedule', `invalid cron expression ${JSON.stringify(schedule)}: ${problem}`));
+    errors.push(...scheduleProblems(schedule).map((problem) => fieldError('spec.schedule', problem)));
   }
   const timeZone = at(obj, ['spec', 'timeZone']);
-  if (typeof timeZone === 'string' && schemaValid('spec.timeZone') && !knownTimeZones.get(timeZone, isKnownTimeZone)) {
-    errors.push(fieldError('spec.timeZone', `unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "Europe/Berlin"`));
+  if (typeof timeZone === 'string' && schemaValid('spec.timeZone')) {
+    const problem = timeZoneError(timeZone);
+    if (problem !== undefined) errors.push(fieldError('spec.timeZone', `${problem}; use an IANA name such as "Europe/Berlin" (case-sensitive)`));
+  }
+  const resources = at(obj, ['spec', 'resources']);
+  if (resources !== undefined && schemaValid('spec.resources')) {
+    errors.push(...resourcesErrors(resources, 'spec.resources').map((e) => fieldError(e.field, e.problem)));
   }
   return errors;
 }
 
-/** The parser's complaint about a cron expression, or undefined when it parses. */
-function cronProblem(schedule: string): string | undefined {
-  try {
-    // cron-parser lacks @midnight, which robfig/cron (the CronJob controller's parser) accepts as @daily.
-    CronExpressionParser.parse(schedule === '@midnight' ? '@daily' : schedule, { strict: false });
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
-function isKnownTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * What the CronJob API says of a schedule: robfig/cron's parse error, and (pkg/apis/batch/validation
+ * validateScheduleFormat) no "TZ" anywhere in a new CronJob's schedule.
+ */
+function scheduleProblems(schedule: string): string[] {
+  const problems: string[] = [];
+  if (schedule.includes('TZ')) problems.push('cannot use TZ or CRON_TZ in schedule, use spec.timeZone instead');
+  const problem = cronProblems.get(schedule, cronScheduleError);
+  if (problem !== undefined) problems.push(`invalid cron schedule ${JSON.stringify(schedule)}: ${problem}`);
+  return problems;
 }
 
 /**
  * A bounded memo of a pure function of a string: the controller validates every schedule on every
- * reconcile, and parsing a cron expression (~100 µs) or building an Intl formatter costs more than the
- * rest of the validation, while thousands of schedules share a handful of expressions and zones. When
- * full, the oldest entry goes (Map keeps insertion order), so arbitrary input cannot grow it.
+ * reconcile, and parsing a cron schedule costs more than the rest of the validation, while thousands of
+ * schedules share a handful of expressions. When full, the oldest entry goes (Map keeps insertion
+ * order), so arbitrary input cannot grow it.
  */
 class BoundedMemo<V> {
   readonly #entries = new Map<string, V>();
@@ -185,4 +205,3 @@ class BoundedMemo<V> {
 }
 
 const cronProblems = new BoundedMemo<string | undefined>(1_024);
-const knownTimeZones = new BoundedMemo<boolean>(1_024);

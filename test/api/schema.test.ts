@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
 import { backupScheduleSchema, SPEC_DEFAULTS, toCrdOpenApiSchema, type SchemaNode } from '../../src/api/index.ts';
 
@@ -32,6 +33,10 @@ describe('the BackupSchedule schema as a CRD openAPIV3Schema', () => {
       for (const keyword of forbidden) expect(node[keyword], `${path} has ${keyword}`).toBeUndefined();
       if (node['properties'] !== undefined) expect(node['additionalProperties'], `${path}`).toBeUndefined();
     }
+  });
+
+  it.each(crdNodes.filter(([, node]) => typeof node['pattern'] === 'string'))('writes the pattern of %s in the syntax of Go regexp (RE2), which kube-apiserver compiles', (_path, node) => {
+    expect(() => RE2JS.compile(node['pattern'] as string)).not.toThrow();
   });
 
   it('reads the spec defaults from the schema', () => {

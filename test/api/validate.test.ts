@@ -47,6 +47,38 @@ describe('validateBackupSchedule', () => {
     expect(validateBackupSchedule(input).map((e) => e.field).sort()).toEqual(['spec.concurrencyPolicy', 'spec.retention.keepLast']);
   });
 
+  it.each([['https://etcd-0.etcd.kube-system.svc:2379'], ['http://10.0.0.1:2379/'], ['https://[fd00::1]:2379'], ['https://etcd']])('accepts the etcd endpoint %s', (endpoint) => {
+    const input = validSchedule();
+    input['spec'].source.etcd = { endpoints: [endpoint] };
+    expect(validateBackupSchedule(input)).toEqual([]);
+  });
+
+  it.each([['https://a:1,b:2'], ['https://a:1 https://b:2'], ['https://user@etcd:2379'], ['https://etcd:2379?x=1'], ['https://-etcd:2379']])('rejects the etcd endpoint %s', (endpoint) => {
+    const input = validSchedule();
+    input['spec'].source.etcd = { endpoints: [endpoint] };
+    expect(validateBackupSchedule(input).map((e) => e.field)).toEqual(['spec.source.etcd.endpoints[0]']);
+  });
+
+  it.each<[string, (o: Record<string, any>) => void, string]>([
+    ['a negative limit', (o) => (o.spec.resources = { limits: { memory: '-1Gi' } }), 'spec.resources.limits.memory: must be greater than or equal to 0, got "-1Gi"'],
+    [
+      'a fractional exponent',
+      (o) => (o.spec.resources = { requests: { cpu: '1e1.5' } }),
+      `spec.resources.requests.cpu: invalid quantity "1e1.5": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+    ],
+    ['zero without a digit', (o) => (o.spec.resources = { requests: { cpu: '+' } }), 'spec.resources.requests.cpu: must be a non-negative quantity written with digits, e.g. "500m" or "1Gi", got "+"'],
+    ['a long tz name part', (o) => (o.spec.timeZone = 'America/Argentina_Buenos_Aires'), 'spec.timeZone: unknown time zone America/Argentina_Buenos_Aires; use an IANA name such as "Europe/Berlin" (case-sensitive)'],
+    [
+      'comma-joined endpoints',
+      (o) => (o.spec.source.etcd.endpoints = ['https://a:1,b:2']),
+      'spec.source.etcd.endpoints[0]: must be one http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port, e.g. "https://etcd-0.etcd:2379", got "https://a:1,b:2"',
+    ],
+  ])('words the pattern failure of %s instead of printing the regex', (_name, mutate, message) => {
+    const input = validSchedule();
+    mutate(input);
+    expect(validateBackupSchedule(input).map((e) => e.message)).toEqual([message]);
+  });
+
   it('accepts @midnight like the CronJob controller does', () => {
     const input = validSchedule();
     input['spec'].schedule = '@midnight';

@@ -1,6 +1,6 @@
 import { statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject, StatusCause } from '../../src/kube/object.ts';
-import { applyBuiltinDefaults, pruneBuiltinUnknownFields, validateBuiltin } from './builtins/index.ts';
+import { applyBuiltinDefaults, pruneBuiltinUnknownFields, quantityDecodeError, validateBuiltin } from './builtins/index.ts';
 import { fail } from './errors.ts';
 import { apiVersionOf, type ResourceType } from './resource-type.ts';
 import { defaultCustomResource, pruneCustomResource, validateCustomResource, type JSONSchemaProps } from './schema/index.ts';
@@ -52,10 +52,14 @@ function unknownFieldWarnings(type: ResourceType, removed: readonly string[], fi
 }
 
 /**
- * Built-in decoding: fields the Go types do not have are dropped (and reported per
- * `fieldValidation`), then the kind's server-side defaults (`SetDefaults_*`) are applied.
+ * Built-in decoding: a container quantity that does not parse is a 400; fields the Go types do not
+ * have are dropped (and reported per `fieldValidation`), then the kind's server-side defaults
+ * (`SetDefaults_*`) are applied.
  */
 export function decodeBuiltin(type: ResourceType, obj: KubeObject, fieldValidation: FieldValidation): string[] {
+  // A quantity that does not parse fails the JSON unmarshalling itself, before the strict-field check.
+  const quantityError = quantityDecodeError(type.group, type.resource, obj);
+  if (quantityError) fail(statusErrors.badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${quantityError}`));
   const warnings = unknownFieldWarnings(type, pruneBuiltinUnknownFields(type.group, type.resource, obj), fieldValidation);
   applyBuiltinDefaults(type.group, type.resource, obj);
   return warnings;

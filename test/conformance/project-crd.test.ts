@@ -85,6 +85,38 @@ describe('project CRD from dist/', () => {
     expect(res.body).toMatchObject({ reason: 'Invalid', details: { name: 'bad', kind: spec.names.kind, causes: expect.arrayContaining([{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.schedule' }]) } });
   });
 
+  // Issue 13: the CRD refuses what kube's own checks refuse later (one host per endpoint URL, tz name
+  // parts of at most 14 characters, no negative quantity, a schedule of five fields or a descriptor) and
+  // admits what they accept ('@every', blank-padded fields, quantities of any magnitude).
+  const variant = (ns: string, name: string, spec: Record<string, unknown>): Doc => ({ ...exampleIn(ns), metadata: { name, namespace: ns }, spec: { ...(example!.spec as object), ...spec } });
+  const etcd = (endpoints: string[]) => ({ source: { etcd: { endpoints, tlsSecretName: 'etcd-client-tls' } } });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['endpoints smuggled in one URL with commas', etcd(['https://a:2379,http://b:2379']), 'spec.source.etcd.endpoints[0]'],
+    ['a time zone name part over 14 characters', { timeZone: 'America/Argentina_Buenos_Aires' }, 'spec.timeZone'],
+    ['a negative memory limit', { resources: { limits: { memory: '-1Gi' } } }, 'spec.resources.limits.memory'],
+    ['a quantity with a fractional exponent', { resources: { requests: { cpu: '1e1.5' } } }, 'spec.resources.requests.cpu'],
+    ['a schedule that is no cron at all', { schedule: 'every day' }, 'spec.schedule'],
+    ['a six-field schedule', { schedule: '0 0 2 * * *' }, 'spec.schedule'],
+  ])('rejects %s with a 422 naming the field', async (_name, spec, field) => {
+    const ns = await cluster().namespace('proj');
+    const res = await cluster().api.post(path(ns), variant(ns, 'bad', spec));
+    expect(res.status, res.text).toBe(422);
+    expect((res.body.details as { causes: Array<{ field: string }> }).causes.map((c) => c.field)).toContain(field);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['@every', { schedule: '@every 1h30m' }],
+    ['a blank-padded schedule', { schedule: ' 0 2 * * * ' }],
+    ['a backward-link time zone', { timeZone: 'US/Pacific' }],
+    ['a quantity of any magnitude', { resources: { requests: { memory: '1e100' } } }],
+    ['IPv4 and IPv6 endpoints', etcd(['https://10.0.0.1:2379', 'https://[fd00::1]:2379'])],
+  ])('admits %s, which the CronJob API accepts too', async (_name, spec) => {
+    const ns = await cluster().namespace('proj');
+    const res = await cluster().api.post(path(ns), variant(ns, 'ok', spec));
+    expect(res.status, res.text).toBe(201);
+  });
+
   describe.skipIf(isRealCluster)('with kubectl (test server only: installs cluster-wide objects)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'conformance-dist-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -102,7 +102,7 @@ describe('the BackupSchedule controller', () => {
   it('reports an invalid spec that slipped past admission, naming the field, and creates no child', async () => {
     await k.createNamespace('invalid');
     // "61 * * * *" has the five fields the CRD's pattern checks, but minute 61 does not exist: only the
-    // controller's validation (cron-parser, as the CronJob controller would) can tell.
+    // controller's validation (robfig/cron's rules, as the CronJob API applies them) can tell.
     await k.schedules.create(scheduleManifest('invalid', 'broken', { schedule: '61 * * * *' }) as never);
     const s = await k.waitForReady('invalid', 'broken', (x) => readyOf(x) !== undefined);
     expect(readyOf(s)).toMatchObject({ status: 'False', reason: 'InvalidSpec' });

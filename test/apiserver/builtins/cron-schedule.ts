@@ -1,15 +1,18 @@
+import { goQuote, goStrconvQuote } from '../../../src/api/go-quote.ts';
+import { TIME_ZONE_NAMES } from '../../../src/api/time-zone-names.ts';
+
 /**
  * The CronJob schedule check kube-apiserver runs: `cron.ParseStandard` of github.com/robfig/cron/v3
  * (5 fields, names for months and weekdays, `*`/`?`, ranges, steps, lists, `@hourly`-style
  * descriptors, `@every <duration>`, an optional `TZ=`/`CRON_TZ=` prefix), returning its error text or
- * undefined. A hand port because the messages are the API: cron-parser accepts a different grammar
- * (6 fields, `L`, `#`) and words its errors differently.
+ * undefined. A hand port, kept apart from src/api/cron-schedule.ts on purpose: the property test in
+ * test/api compares the two. cron-parser accepts a different grammar (6 fields, `L`, `#`).
  */
 
 interface Bounds {
   readonly min: number;
   readonly max: number;
-  readonly names?: Readonly<Record<string, number>>;
+  readonly names?: ReadonlyMap<string, number>;
 }
 
 const minutes: Bounds = { min: 0, max: 59 };
@@ -18,15 +21,21 @@ const dom: Bounds = { min: 1, max: 31 };
 const months: Bounds = {
   min: 1,
   max: 12,
-  names: { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 },
+  names: new Map(Object.entries({ jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 })),
 };
-const dow: Bounds = { min: 0, max: 6, names: { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 } };
+const dow: Bounds = { min: 0, max: 6, names: new Map(Object.entries({ sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 })) };
 
 const descriptors = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 
+/** Go's `unicode.IsSpace` is exactly Unicode's White_Space property. */
+const goSpace = /\p{White_Space}+/u;
+
 class CronError extends Error {}
 
-/** robfig's `ParseStandard` error for `spec`, or undefined when it parses. */
+/** Thrown where robfig/cron v3.0.1 panics (`TZ=` with no space after it); kube-apiserver answers 500. */
+export class CronPanic extends Error {}
+
+/** robfig's `ParseStandard` error for `spec`, or undefined when it parses; throws CronPanic where Go panics. */
 export function cronParseError(spec: string): string | undefined {
   try {
     parseStandard(spec);
@@ -42,17 +51,17 @@ function parseStandard(input: string): void {
   if (spec.length === 0) throw new CronError('empty spec string');
   if (spec.startsWith('TZ=') || spec.startsWith('CRON_TZ=')) {
     const space = spec.indexOf(' ');
-    const eq = spec.indexOf('=');
-    const zone = space < 0 ? spec.slice(eq + 1) : spec.slice(eq + 1, space);
+    if (space < 0) throw new CronPanic(`runtime error: slice bounds out of range [:-1] parsing schedule ${JSON.stringify(spec)}`);
+    const zone = spec.slice(spec.indexOf('=') + 1, space);
     const err = loadLocationError(zone);
     if (err) throw new CronError(`provided bad location ${zone}: ${err}`);
-    spec = space < 0 ? '' : spec.slice(space).trim();
+    spec = goTrimSpace(spec.slice(space));
   }
   if (spec.startsWith('@')) {
     parseDescriptor(spec);
     return;
   }
-  const fields = spec.split(/\s+/).filter((f) => f !== '');
+  const fields = spec.split(goSpace).filter((f) => f !== '');
   if (fields.length !== 5) {
     // Go prints the []string with %s: "[a b c]".
     throw new CronError(`expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`);
@@ -61,73 +70,117 @@ function parseStandard(input: string): void {
   fields.forEach((field, i) => getField(field, ranges[i] ?? minutes));
 }
 
+function goTrimSpace(s: string): string {
+  const chars = [...s];
+  while (chars.length > 0 && goSpace.test(chars[0] ?? '')) chars.shift();
+  while (chars.length > 0 && goSpace.test(chars[chars.length - 1] ?? '')) chars.pop();
+  return chars.join('');
+}
+
 function parseDescriptor(spec: string): void {
   if (descriptors.has(spec)) return;
   const every = '@every ';
   if (spec.startsWith(every)) {
-    const duration = spec.slice(every.length);
-    if (!/^([+-]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/.test(duration) && duration !== '0') {
-      throw new CronError(`failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(duration)}`);
-    }
+    const err = goDurationError(spec.slice(every.length));
+    if (err) throw new CronError(`failed to parse duration ${spec}: ${err}`);
     return;
   }
   throw new CronError(`unrecognized descriptor: ${spec}`);
 }
 
+const UNIT_NANOS: Readonly<Record<string, bigint>> = { ns: 1n, us: 1000n, 'µs': 1000n, 'μs': 1000n, ms: 10n ** 6n, s: 10n ** 9n, m: 60n * 10n ** 9n, h: 3600n * 10n ** 9n };
+
+/**
+ * Go `time.ParseDuration`'s error, or undefined: `[-+]?` then terms `<digits>[.<digits>]<unit>` (a
+ * digit before or after the point), or "0"; the sum must fit int64 nanoseconds (2^63 only negative).
+ */
+function goDurationError(text: string): string | undefined {
+  const invalid = `time: invalid duration ${goQuote(text)}`;
+  const sign = text[0] === '-' || text[0] === '+' ? text[0] : '';
+  const body = text.slice(sign.length);
+  if (body === '0') return undefined;
+  if (body === '') return invalid;
+  const max = 2n ** 63n;
+  let total = 0n;
+  for (const [, int = '', frac, unit = ''] of body.matchAll(/([0-9]*)(\.[0-9]*)?([^0-9.]*)/gy)) {
+    if (int === '' && frac === undefined && unit === '') break;
+    if (int === '' && (frac ?? '').length <= 1) return invalid;
+    const whole = BigInt(int || '0');
+    if (whole > max) return invalid;
+    if (unit === '') return `time: missing unit in duration ${goQuote(text)}`;
+    if (!Object.hasOwn(UNIT_NANOS, unit)) return `time: unknown unit ${goQuote(unit)} in duration ${goQuote(text)}`;
+    const nanos = UNIT_NANOS[unit] ?? 0n;
+    let term = whole * nanos;
+    if (term > max) return invalid;
+    // Go keeps the fraction digits that fit an int64 and scales them in float64.
+    let kept = '';
+    for (const d of (frac ?? '').slice(1)) {
+      if (BigInt(kept + d) > max) break;
+      kept += d;
+    }
+    if (kept !== '' && BigInt(kept) > 0n) term += BigInt(Math.trunc(Number(BigInt(kept)) * (Number(nanos) / 10 ** kept.length)));
+    if (term > max) return invalid;
+    total += term;
+    if (total > max) return invalid;
+  }
+  return sign === '-' || total < max ? undefined : invalid;
+}
+
 function getField(field: string, r: Bounds): void {
-  for (const expr of field.split(',')) getRange(expr, r);
+  // strings.FieldsFunc on ',': empty items are skipped, so "1,,2" and "," parse.
+  for (const expr of field.split(',')) if (expr !== '') getRange(expr, r);
 }
 
 function getRange(expr: string, r: Bounds): void {
   const rangeAndStep = expr.split('/');
   const lowAndHigh = (rangeAndStep[0] ?? '').split('-');
   const low = lowAndHigh[0] ?? '';
-  let start: number;
-  let end: number;
+  let start: bigint;
+  let end: bigint;
   if (low === '*' || low === '?') {
-    start = r.min;
-    end = r.max;
+    start = BigInt(r.min);
+    end = BigInt(r.max);
   } else {
     start = parseIntOrName(low, r.names);
     if (lowAndHigh.length === 1) end = start;
     else if (lowAndHigh.length === 2) end = parseIntOrName(lowAndHigh[1] ?? '', r.names);
     else throw new CronError(`too many hyphens: ${expr}`);
   }
-  let step = 1;
+  let step = 1n;
   if (rangeAndStep.length === 2) {
     step = mustParseInt(rangeAndStep[1] ?? '');
     // "N/step" means "N-max/step".
-    if (lowAndHigh.length === 1) end = r.max;
+    if (lowAndHigh.length === 1) end = BigInt(r.max);
   } else if (rangeAndStep.length > 2) {
     throw new CronError(`too many slashes: ${expr}`);
   }
-  if (start < r.min) throw new CronError(`beginning of range (${start}) below minimum (${r.min}): ${expr}`);
-  if (end > r.max) throw new CronError(`end of range (${end}) above maximum (${r.max}): ${expr}`);
+  if (start < BigInt(r.min)) throw new CronError(`beginning of range (${start}) below minimum (${r.min}): ${expr}`);
+  if (end > BigInt(r.max)) throw new CronError(`end of range (${end}) above maximum (${r.max}): ${expr}`);
   if (start > end) throw new CronError(`beginning of range (${start}) beyond end of range (${end}): ${expr}`);
-  if (step === 0) throw new CronError(`step of range should be a positive number: ${expr}`);
+  if (step === 0n) throw new CronError(`step of range should be a positive number: ${expr}`);
 }
 
-function parseIntOrName(expr: string, names: Bounds['names']): number {
-  const named = names?.[expr.toLowerCase()];
-  return named ?? mustParseInt(expr);
+function parseIntOrName(expr: string, names: Bounds['names']): bigint {
+  // Go's strings.ToLower maps rune by rune (unicode.ToLower: U+0130 → "i", U+212A → "k").
+  const lower = [...expr].map((c) => (c === '\u0130' ? 'i' : c === '\u212a' ? 'k' : c.length === 1 && c <= '\u007f' ? c.toLowerCase() : c)).join('');
+  const named = names?.get(lower);
+  return named === undefined ? mustParseInt(expr) : BigInt(named);
 }
 
-/** Go `strconv.Atoi` plus robfig's negative check. */
-function mustParseInt(expr: string): number {
-  if (!/^[+-]?\d+$/.test(expr)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: invalid syntax`);
-  const num = Number(expr);
-  if (!Number.isSafeInteger(num)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: value out of range`);
-  if (num < 0) throw new CronError(`negative number (${num}) not allowed: ${expr}`);
+/** Go `strconv.Atoi` (int64) plus robfig's negative check. */
+function mustParseInt(expr: string): bigint {
+  if (!/^[+-]?[0-9]+$/.test(expr)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${goStrconvQuote(expr)}: invalid syntax`);
+  const num = BigInt(expr);
+  if (num >= 2n ** 63n || num < -(2n ** 63n)) throw new CronError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${goStrconvQuote(expr)}: value out of range`);
+  if (num < 0n) throw new CronError(`negative number (${num}) not allowed: ${expr}`);
   return num;
 }
 
-/** Go `time.LoadLocation`'s error for a zone name, via the ICU time zone database. */
+const knownZones = new Set(TIME_ZONE_NAMES);
+
+/** Go `time.LoadLocation`'s error for a zone name: exact, case-sensitive names of the tz database. */
 export function loadLocationError(zone: string): string | undefined {
   if (zone === '' || zone === 'UTC' || zone === 'Local') return undefined;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return undefined;
-  } catch {
-    return `unknown time zone ${zone}`;
-  }
+  if (/\.\./.test(zone) || zone[0] === '/' || zone[0] === '\\') return 'time: invalid location name';
+  return knownZones.has(zone) ? undefined : `unknown time zone ${zone}`;
 }

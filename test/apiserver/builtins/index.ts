@@ -6,3 +6,4 @@ export { defaultPodTemplateSpec, imageTag } from './pod-defaults.ts';
 export { cronParseError } from './cron-schedule.ts';
 export { prepareJobForCreate } from './job-selector.ts';
 export { pruneBuiltinUnknownFields } from './unknown-fields.ts';
+export { quantityDecodeError } from './resource-requirements.ts';

@@ -3,12 +3,13 @@ import { fieldErrors } from '../schema/causes.ts';
 import { obj, objs, str } from './json.ts';
 import { validateAnnotations, validateLabels } from './meta-validation.ts';
 import { isDNS1123Label } from './name-rules.ts';
+import { validateResourceRequirements } from './resource-requirements.ts';
 
 /**
  * The part of `ValidatePodTemplateSpec`/`ValidatePodSpec` (pkg/apis/core/validation) that matters for
  * CronJob and Job templates: template labels and annotations, volumes (names, duplicates), containers
- * (required and DNS-label names, duplicates, required image, ports, pull and termination policies,
- * volume mounts referring to volumes), restartPolicy and dnsPolicy — in kube's order.
+ * (required and DNS-label names, duplicates, required image, ports, resource quantities, pull and
+ * termination policies, volume mounts referring to volumes), restartPolicy and dnsPolicy — in kube's order.
  */
 export function validatePodTemplateSpec(template: unknown, path: string): StatusCause[] {
   const t = obj(template) ?? {};
@@ -58,6 +59,7 @@ function validateContainer(c: Record<string, unknown>, path: string, names: Set<
     else if (containerPort < 1 || containerPort > 65535) errs.push(fieldErrors.invalid(`${at}.containerPort`, containerPort, 'must be between 1 and 65535, inclusive'));
     errs.push(...oneOf(port['protocol'], `${at}.protocol`, ['SCTP', 'TCP', 'UDP']));
   });
+  errs.push(...validateResourceRequirements(c['resources'], `${path}.resources`));
   objs(c['volumeMounts']).forEach((mount, i) => {
     const at = `${path}.volumeMounts[${i}]`;
     const mountName = str(mount['name']);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, StatusCause } from '../../../src/kube/object.ts';
 import { loadStatus } from '../../fixtures/k8s-reference.ts';
+import { CronPanic } from './cron-schedule.ts';
 import { applyBuiltinDefaults } from './defaults.ts';
 import { validateBuiltin } from './validate.ts';
 
@@ -53,13 +54,31 @@ describe('validateBuiltin for CronJobs', () => {
     ['an unknown concurrencyPolicy', { concurrencyPolicy: 'Sometimes' }, { reason: 'FieldValueNotSupported', field: 'spec.concurrencyPolicy', message: 'Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"' }],
     ['a negative history limit', { failedJobsHistoryLimit: -1 }, { reason: 'FieldValueInvalid', field: 'spec.failedJobsHistoryLimit', message: 'Invalid value: -1: must be greater than or equal to 0' }],
     ['a negative startingDeadlineSeconds', { startingDeadlineSeconds: -5 }, { reason: 'FieldValueInvalid', field: 'spec.startingDeadlineSeconds', message: 'Invalid value: -5: must be greater than or equal to 0' }],
+    ['day of week 7', { schedule: '0 2 * * 7' }, { reason: 'FieldValueInvalid', field: 'spec.schedule', message: 'Invalid value: "0 2 * * 7": end of range (7) above maximum (6): 7' }],
+    ['a range of days of week to 7', { schedule: '0 2 * * SUN-7' }, { reason: 'FieldValueInvalid', field: 'spec.schedule', message: 'Invalid value: "0 2 * * SUN-7": end of range (7) above maximum (6): SUN-7' }],
+    ['L for the last day', { schedule: '0 2 L * *' }, { reason: 'FieldValueInvalid', field: 'spec.schedule', message: 'Invalid value: "0 2 L * *": failed to parse int from L: strconv.Atoi: parsing "L": invalid syntax' }],
+    ['# for the nth weekday', { schedule: '0 2 * * 1#2' }, { reason: 'FieldValueInvalid', field: 'spec.schedule', message: 'Invalid value: "0 2 * * 1#2": failed to parse int from 1#2: strconv.Atoi: parsing "1#2": invalid syntax' }],
+    ['a time zone in lower case', { timeZone: 'utc' }, { reason: 'FieldValueInvalid', field: 'spec.timeZone', message: 'Invalid value: "utc": unknown time zone utc' }],
+    ['a time zone in the wrong case', { timeZone: 'europe/berlin' }, { reason: 'FieldValueInvalid', field: 'spec.timeZone', message: 'Invalid value: "europe/berlin": unknown time zone europe/berlin' }],
+    ['a time zone removed from tzdata', { timeZone: 'US/Pacific-New' }, { reason: 'FieldValueInvalid', field: 'spec.timeZone', message: 'Invalid value: "US/Pacific-New": unknown time zone US/Pacific-New' }],
     ['TZ in the schedule', { schedule: 'CRON_TZ=UTC 0 * * * *' }, { reason: 'FieldValueInvalid', field: 'spec.schedule', message: 'Invalid value: "CRON_TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead' }],
   ])('rejects %s', (_name, spec, expected) => {
     expect(validateBuiltin('batch', 'cronjobs', cronJob('c', spec))).toEqual([expected]);
   });
 
-  it.each(['@hourly', '@every 1h30m', '*/15 * * * *', '0 9-17/2 * jan-jun mon-fri', '0 0 1,15 * ?', '5 4 * * sun'])('accepts the schedule %j', (schedule) => {
-    expect(validateBuiltin('batch', 'cronjobs', cronJob('c', { schedule, timeZone: 'Europe/Berlin' }))).toEqual([]);
+  it.each(['@hourly', '@every 1h30m', '*/15 * * * *', '0 9-17/2 * jan-jun mon-fri', '0 0 1,15 * ?', '5 4 * * sun', '0 0 30 2 *', '0 0 31 4 *', '0 2 * * +1', '0 2 1,,15 * *', '0\u00a02 * * *'])(
+    'accepts the schedule %j',
+    (schedule) => {
+      expect(validateBuiltin('batch', 'cronjobs', cronJob('c', { schedule, timeZone: 'Europe/Berlin' }))).toEqual([]);
+    },
+  );
+
+  it.each(['US/Pacific', 'Etc/UTC', 'UTC', 'Asia/Calcutta', 'America/Argentina/ComodRivadavia'])('accepts the tz database name %j, links included', (timeZone) => {
+    expect(validateBuiltin('batch', 'cronjobs', cronJob('c', { timeZone }))).toEqual([]);
+  });
+
+  it('throws where robfig/cron panics (TZ= without a space), which kube-apiserver answers with a 500', () => {
+    expect(() => validateBuiltin('batch', 'cronjobs', cronJob('c', { schedule: 'TZ=UTC' }))).toThrow(CronPanic);
   });
 
   it.each<[string, Record<string, unknown>, StatusCause]>([
@@ -67,6 +86,8 @@ describe('validateBuiltin for CronJobs', () => {
     ['an unknown restartPolicy', { restartPolicy: 'Sometimes' }, { reason: 'FieldValueNotSupported', field: 'spec.jobTemplate.spec.template.spec.restartPolicy', message: 'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"' }],
     ['no containers', { containers: [] }, { reason: 'FieldValueRequired', field: 'spec.jobTemplate.spec.template.spec.containers', message: 'Required value' }],
     ['a port out of range', { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 70000 }] }] }, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.template.spec.containers[0].ports[0].containerPort', message: 'Invalid value: 70000: must be between 1 and 65535, inclusive' }],
+    ['a negative limit', { containers: [{ name: 'c', image: 'i', resources: { limits: { memory: '-1Gi' } } }] }, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.template.spec.containers[0].resources.limits[memory]', message: 'Invalid value: "-1Gi": must be greater than or equal to 0' }],
+    ['a request above its limit', { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1001m' }, limits: { cpu: '1' } } }] }, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.template.spec.containers[0].resources.requests', message: 'Invalid value: "1001m": must be less than or equal to cpu limit of 1' }],
     ['a mount of an undeclared volume', { containers: [{ name: 'c', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/v' }] }] }, { reason: 'FieldValueNotFound', field: 'spec.jobTemplate.spec.template.spec.containers[0].volumeMounts[0].name', message: 'Not found: "v"' }],
   ])('rejects a pod template with %s', (_name, podSpec, expected) => {
     const causes = validateBuiltin('batch', 'cronjobs', cronJob('c', {}, podSpec));
