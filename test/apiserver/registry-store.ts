@@ -186,9 +186,9 @@ export class RegistryStore {
     const gr = groupResourceKey(type.group, type.resource);
     const old = this.get(type, namespace, name);
     const pre = opts.preconditions;
-    if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) fail(serverErrors.preconditionFailed(this.#gr(type), name, 'UID', pre.uid, old.metadata.uid ?? ''));
+    if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) fail(serverErrors.deletePreconditionFailed(type.group, type.kind, name, 'UID', pre.uid, old.metadata.uid ?? ''));
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-      fail(serverErrors.preconditionFailed(this.#gr(type), name, 'ResourceVersion', pre.resourceVersion, old.metadata.resourceVersion ?? ''));
+      fail(serverErrors.deletePreconditionFailed(type.group, type.kind, name, 'ResourceVersion', pre.resourceVersion, old.metadata.resourceVersion ?? ''));
     }
     const hooks = this.#hooks.get(gr);
     const policy = opts.propagationPolicy ?? type.defaultPropagation ?? 'Background';
