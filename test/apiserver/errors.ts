@@ -36,6 +36,14 @@ export const serverErrors = {
   preconditionFailed(gr: GroupResource, name: string, what: 'UID' | 'ResourceVersion', expected: string, actual: string): StatusBody {
     return statusErrors.conflict(gr, name, `Precondition failed: ${what} in precondition: ${expected}, ${what} in object meta: ${actual}`);
   },
+  /**
+   * A PUT or apply that would create the object, by a user without `create` (kube's `withAuthorization`:
+   * `NewForbidden` with the authorizer's reason, empty when RBAC has no opinion).
+   */
+  createOnUpdateForbidden(gr: GroupResource, name: string): StatusBody {
+    const qualified = gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${qualified} "${name}" is forbidden: `, reason: 'Forbidden', details: { name, ...(gr.group ? { group: gr.group } : {}), kind: gr.resource }, code: 403 };
+  },
   /** NamespaceLifecycle admission: no new objects in a terminating namespace. */
   namespaceTerminating(gr: GroupResource, name: string, namespace: string): StatusBody {
     const qualified = gr.group ? `${gr.resource}.${gr.group}` : gr.resource;

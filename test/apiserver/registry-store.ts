@@ -17,6 +17,11 @@ export interface WriteOptions {
   readonly fieldValidation?: FieldValidation;
   /** Admission run after the strategy prepared the object, before validation. @default none */
   readonly admit?: Admission;
+  /**
+   * Throws unless the requester may `create`, called once a PUT or apply that creates the object has
+   * validated it (kube's `withAuthorization` around the create validation of `rest.Update`). @default none
+   */
+  readonly authorizeCreate?: () => void;
 }
 
 /** The result of a create/update. */
@@ -115,6 +120,7 @@ export class RegistryStore {
     hooks?.prepareCreate?.(obj);
     opts.admit?.(obj, undefined);
     validateObject(type, obj, undefined, hooks?.validate);
+    opts.authorizeCreate?.();
     const gr = groupResourceKey(type.group, type.resource);
     if (this.#storage.get(gr, meta.namespace ?? '', name)) fail(statusErrors.alreadyExists(this.#gr(type), name));
     if (opts.dryRun) return { object: obj, created: true, warnings };

@@ -9,10 +9,23 @@ import type { DeleteOptions, WriteOptions } from '../registry-store.ts';
 import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import type { ResourceRequest, ServerContext } from '../server-context.ts';
 import { ownerReferenceAdmission } from '../owner-reference-admission.ts';
+import { authorize } from '../rbac/index.ts';
+import { rbacObjects } from '../rbac-cache.ts';
 import { requestPredicate, sendObject } from './read.ts';
 
 function admission(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, 'admit'> {
   return ctx.enforceOwnerReferencePermissions ? { admit: ownerReferenceAdmission(ctx.registry, ctx.storage, r.type, r.namespace, r.user) } : {};
+}
+
+/** A PUT or apply that creates the object also needs `create` (kube `handlers/update.go` `withAuthorization`). */
+function authorizeCreate(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, 'authorizeCreate'> {
+  const name = r.info.pathName ?? '';
+  return {
+    authorizeCreate: () => {
+      const attrs = { user: { name: r.user.name, groups: [...r.user.groups] }, verb: 'create', apiGroup: r.type.group, resource: r.type.resource, name, path: r.info.path, isResourceRequest: true, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}) };
+      if (!authorize(rbacObjects(ctx.storage), attrs).allowed) fail(serverErrors.createOnUpdateForbidden({ group: r.type.group, resource: r.type.resource }, name));
+    },
+  };
 }
 
 function writeOptions(q: URLSearchParams): WriteOptions {
@@ -41,7 +54,7 @@ export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Prom
 /** PUT of an object or its status. */
 export async function handleUpdate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
-  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
+  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...authorizeCreate(ctx, r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
   sendObject(ctx, r, result.created ? 201 : 200, result.object, result.warnings);
 }
 
@@ -64,7 +77,7 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
     const gr = groupResourceKey(r.type.group, r.type.resource);
     const existing = ctx.storage.get(gr, r.type.namespaced ? (r.namespace ?? '') : '', name);
     if (!existing) {
-      const result = ctx.store.create(r.type, r.namespace, { ...(patch as KubeObject), metadata: { ...(patch as KubeObject).metadata, name } }, opts);
+      const result = ctx.store.create(r.type, r.namespace, { ...(patch as KubeObject), metadata: { ...(patch as KubeObject).metadata, name } }, { ...opts, ...authorizeCreate(ctx, r) });
       return sendObject(ctx, r, 201, result.object, result.warnings);
     }
     const merged = strategicMergePatch(cloneJson(existing), patch) as KubeObject;
