@@ -70,6 +70,18 @@ describe.skipIf(!hasKubectl)('kubectl against the test API server', () => {
     expect((await kubectl('auth', 'can-i', 'list', 'widgets', '-n', 'kubelings')).stdout.trim()).toBe('yes');
   });
 
+  it('prints the priority-1 columns of a built-in kind only with -o wide', async () => {
+    const file = join(home, 'cj.json');
+    const template = { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } };
+    await writeFile(file, JSON.stringify({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'cj-wide', namespace: 'kubelings' }, spec: { schedule: '@daily', jobTemplate: { spec: { template } } } }));
+    expect((await kubectl('create', '-f', file)).code).toBe(0);
+    const narrow = (await kubectl('get', 'cronjob', 'cj-wide', '-n', 'kubelings')).stdout.split('\n')[0];
+    expect(narrow?.split(/\s{2,}/)).toEqual(['NAME', 'SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE']);
+    const wide = (await kubectl('get', 'cronjob', 'cj-wide', '-n', 'kubelings', '-o', 'wide')).stdout.split('\n');
+    expect(wide[0]?.split(/\s{2,}/)).toEqual(['NAME', 'SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+    expect(wide[1]).toMatch(/^cj-wide\s+@daily\s+<none>\s+False\s+0\s+<none>\s+\d+s\s+c\s+busybox\s+<none>$/);
+  });
+
   it('writes a kubeconfig that trusts the server certificate', async () => {
     expect(await readFile(kubeconfig, 'utf8')).toContain('certificate-authority-data');
   });
