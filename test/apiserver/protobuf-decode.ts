@@ -136,10 +136,15 @@ export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> 
   }
 }
 
-/** SelfSubjectAccessReview / SubjectAccessReview / LocalSubjectAccessReview / SelfSubjectReview. */
+/** SelfSubjectAccessReview / SubjectAccessReview / LocalSubjectAccessReview / SelfSubjectRulesReview / SelfSubjectReview. */
 function decodeReview(apiVersion: string, kind: string, f: Fields): Record<string, unknown> | undefined {
   const obj: Record<string, unknown> = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
   if (kind === 'SelfSubjectReview') return obj;
+  if (kind === 'SelfSubjectRulesReview') {
+    const namespace = str(msg(f, 2) ?? new Map(), 1);
+    obj['spec'] = namespace ? { namespace } : {};
+    return obj;
+  }
   if (!['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'].includes(kind)) return undefined;
   const spec = msg(f, 2) ?? new Map();
   const out: Record<string, unknown> = {};

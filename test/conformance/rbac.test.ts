@@ -173,6 +173,30 @@ describe('authorization (RBAC)', () => {
     );
   });
 
+  it('lists the requester\'s rules in a namespace with a SelfSubjectRulesReview (kubectl auth can-i --list)', async () => {
+    const ns = await cluster().namespace('rbac');
+    const sa = await cluster().serviceAccount(ns, 'lister');
+    await role(ns, 'cm-reader', [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['x'], verbs: ['get', 'list'] }]);
+    await bind(ns, 'Role', 'cm-reader', ns, 'lister');
+    const review = (namespace: string) => sa.client.post('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } });
+    const granted = { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['x'] };
+    const res = await eventually(async () => {
+      const r = await review(ns);
+      return JSON.stringify(r.body?.status?.resourceRules ?? []).includes(JSON.stringify(granted)) ? r : undefined;
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', status: { incomplete: false } });
+    // Every authenticated user may review itself (system:basic-user) and read discovery (system:discovery).
+    expect(res.body.status.resourceRules).toContainEqual({ verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] });
+    expect(res.body.status.nonResourceRules).toContainEqual(expect.objectContaining({ verbs: ['get'], nonResourceURLs: expect.arrayContaining(['/api', '/apis']) }));
+    // The Role counts only in its namespace.
+    const elsewhere = must(await review('default'), 201);
+    expect(JSON.stringify(elsewhere.status.resourceRules)).not.toContain('configmaps');
+    const missing = await review('');
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'no namespace on request' });
+  });
+
   it('matches wildcard verbs and resources within the rule\'s API group only', async () => {
     const ns = await cluster().namespace('rbac');
     const sa = await cluster().serviceAccount(ns, 'batch-admin');

@@ -96,4 +96,13 @@ describe.skipIf(!hasKubectl)('kubectl create of RBAC objects (protobuf bodies)',
     expect((await kubectl('auth', 'can-i', 'get', 'configmaps/x', '-n', 'kubelings', '--as=dev')).stdout.trim()).toBe('yes');
     expect((await kubectl('auth', 'can-i', 'get', 'configmaps/y', '-n', 'kubelings', '--as=dev')).stdout.trim()).toBe('no');
   });
+
+  it('lists what a user may do with kubectl auth can-i --list (SelfSubjectRulesReview)', async () => {
+    const res = await kubectl('auth', 'can-i', '--list', '-n', 'kubelings', '--as=dev');
+    expect(res.stderr).toBe('');
+    expect(res.stdout.split('\n')[0]).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
+    expect(res.stdout).toMatch(/^configmaps\s+\[\]\s+\[x\]\s+\[get\]$/m);
+    expect(res.stdout).toMatch(/^\s+\[\/version\]\s+\[\]\s+\[get\]$/m);
+    expect((await kubectl('auth', 'can-i', '--list', '-n', 'default', '--as=dev')).stdout).not.toMatch(/^configmaps/m);
+  });
 });
