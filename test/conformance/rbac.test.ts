@@ -178,7 +178,8 @@ describe('authorization (RBAC)', () => {
     const sa = await cluster().serviceAccount(ns, 'lister');
     await role(ns, 'cm-reader', [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['x'], verbs: ['get', 'list'] }]);
     await bind(ns, 'Role', 'cm-reader', ns, 'lister');
-    const review = (namespace: string) => sa.client.post('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } });
+    type Review = { status?: { resourceRules: unknown[]; nonResourceRules: unknown[] } };
+    const review = (namespace: string) => sa.client.post<Review>('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } });
     const granted = { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['x'] };
     const res = await eventually(async () => {
       const r = await review(ns);
@@ -187,11 +188,11 @@ describe('authorization (RBAC)', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', status: { incomplete: false } });
     // Every authenticated user may review itself (system:basic-user) and read discovery (system:discovery).
-    expect(res.body.status.resourceRules).toContainEqual({ verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] });
-    expect(res.body.status.nonResourceRules).toContainEqual(expect.objectContaining({ verbs: ['get'], nonResourceURLs: expect.arrayContaining(['/api', '/apis']) }));
+    expect(res.body.status?.resourceRules).toContainEqual({ verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] });
+    expect(res.body.status?.nonResourceRules).toContainEqual(expect.objectContaining({ verbs: ['get'], nonResourceURLs: expect.arrayContaining(['/api', '/apis']) }));
     // The Role counts only in its namespace.
     const elsewhere = must(await review('default'), 201);
-    expect(JSON.stringify(elsewhere.status.resourceRules)).not.toContain('configmaps');
+    expect(JSON.stringify(elsewhere.status?.resourceRules)).not.toContain('configmaps');
     const missing = await review('');
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'no namespace on request' });
