@@ -1,6 +1,6 @@
 /**
  * Just enough of the Kubernetes protobuf encoding to accept what `kubectl create namespace|configmap|
- * secret|serviceaccount|role|rolebinding|clusterrole|clusterrolebinding` and `kubectl auth
+ * secret|serviceaccount|role|rolebinding|clusterrole|clusterrolebinding|token` and `kubectl auth
  * can-i|whoami` send (`Content-Type: application/vnd.kubernetes.protobuf`): the `k8s\0`
  * envelope (runtime.Unknown) and the fields of those four kinds (k8s.io/api/core/v1/generated.proto).
  * Any other kind answers 415, as a server without that kind's protobuf codec would.
@@ -100,6 +100,7 @@ export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> 
   const apiVersion = str(typeMeta, 1) ?? '';
   const kind = str(typeMeta, 2) ?? '';
   const f = fields(raw);
+  if (apiVersion === 'authentication.k8s.io/v1' && kind === 'TokenRequest') return decodeTokenRequest(apiVersion, kind, f);
   if (apiVersion === 'authorization.k8s.io/v1' || apiVersion === 'authentication.k8s.io/v1') return decodeReview(apiVersion, kind, f);
   if (apiVersion === 'rbac.authorization.k8s.io/v1') return decodeRbac(apiVersion, kind, f);
   if (apiVersion !== 'v1') return undefined;
@@ -162,6 +163,19 @@ function decodeReview(apiVersion: string, kind: string, f: Fields): Record<strin
   }
   obj['spec'] = out;
   return obj;
+}
+
+/** TokenRequest (`kubectl create token`): spec.audiences = 1, boundObjectRef = 3, expirationSeconds = 4. */
+function decodeTokenRequest(apiVersion: string, kind: string, f: Fields): Record<string, unknown> {
+  const spec = msg(f, 2) ?? new Map();
+  const out: Record<string, unknown> = {};
+  const audiences = strs(spec, 1);
+  if (audiences.length) out['audiences'] = audiences;
+  const ref = msg(spec, 3);
+  if (ref) out['boundObjectRef'] = Object.fromEntries(['kind', 'apiVersion', 'name', 'uid'].map((n, i) => [n, str(ref, i + 1)]).filter(([, v]) => v !== undefined && v !== ''));
+  const expiration = spec.get(4)?.[0];
+  if (typeof expiration === 'number') out['expirationSeconds'] = expiration;
+  return { apiVersion, kind, metadata: objectMeta(msg(f, 1)), spec: out };
 }
 
 /** Role, ClusterRole (rules), RoleBinding, ClusterRoleBinding (subjects, roleRef) of rbac.authorization.k8s.io/v1. */

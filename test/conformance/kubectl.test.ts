@@ -114,4 +114,16 @@ describe('kubectl', () => {
     expect((await kubectl('-n', ns, 'get', 'cm', 'cm1', '-o', 'jsonpath={.data.a}')).stdout).toBe('b');
     expect((await kubectl('-n', ns, 'delete', 'cj', 'nightly')).stdout.trim()).toBe('cronjob.batch "nightly" deleted');
   });
+
+  it('issues a ServiceAccount token with kubectl create token (a protobuf TokenRequest) that authenticates as the account', async () => {
+    const ns = await cluster().namespace('kubectl');
+    expect((await kubectl('-n', ns, 'create', 'serviceaccount', 'tok')).stdout.trim()).toBe('serviceaccount/tok created');
+    const created = await kubectl('-n', ns, 'create', 'token', 'tok', '--duration=20m');
+    expect(created.stderr).toBe('');
+    const token = created.stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
+    expect(claims.exp - claims.iat).toBe(1200);
+    const me = await kubectl('auth', 'whoami', '--token', token, '-o', 'jsonpath={.status.userInfo.username}');
+    expect(me.stdout).toBe(`system:serviceaccount:${ns}:tok`);
+  });
 });

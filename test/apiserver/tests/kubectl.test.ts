@@ -97,6 +97,18 @@ describe.skipIf(!hasKubectl)('kubectl create of RBAC objects (protobuf bodies)',
     expect((await kubectl('auth', 'can-i', 'get', 'configmaps/y', '-n', 'kubelings', '--as=dev')).stdout.trim()).toBe('no');
   });
 
+  it('issues a token with kubectl create token (protobuf TokenRequest) that authenticates as the ServiceAccount', async () => {
+    expect((await kubectl('create', 'serviceaccount', 'tok', '-n', 'kubelings')).code).toBe(0);
+    const created = await kubectl('create', 'token', 'tok', '-n', 'kubelings', '--duration=20m');
+    expect(created.stderr).toBe('');
+    const token = created.stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
+    expect(claims.exp - claims.iat).toBe(1200);
+    const whoami = await kubectl('auth', 'whoami', '--token', token);
+    expect(whoami.stdout).toMatch(/^Username\s+system:serviceaccount:kubelings:tok$/m);
+    expect((await kubectl('create', 'token', 'missing', '-n', 'kubelings')).stderr).toContain('serviceaccounts "missing" not found');
+  });
+
   it('lists what a user may do with kubectl auth can-i --list (SelfSubjectRulesReview)', async () => {
     const res = await kubectl('auth', 'can-i', '--list', '-n', 'kubelings', '--as=dev');
     expect(res.stderr).toBe('');
