@@ -108,11 +108,6 @@ export function elementsOf(key: PathKey): string[] {
   return key === '' ? [] : key.split(SEP);
 }
 
-/** True when `key` lies strictly below `prefix`. */
-export function isBelow(key: PathKey, prefix: PathKey): boolean {
-  return key.startsWith(prefix + SEP);
-}
-
 /** A path as `fieldpath.Path.String()` prints it in conflict messages: `.spec.containers[name="c"].image`. */
 export function pathString(key: PathKey): string {
   return elementsOf(key)

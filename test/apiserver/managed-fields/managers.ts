@@ -8,7 +8,7 @@
 import type { KubeObject, StatusBody } from '../../../src/kube/object.ts';
 import { cloneJson, jsonEqual } from '../json-equal.ts';
 import { hasStatusSubresource, type ResourceType } from '../resource-type.ts';
-import { decodeFieldsV1, encodeFieldsV1, elementsOf, findItem, itemElement, isBelow, listTypesOf, pathString, toFieldSet, type FieldValues, type ListTypeOf, type PathKey } from './field-set.ts';
+import { decodeFieldsV1, encodeFieldsV1, elementsOf, findItem, itemElement, listTypesOf, pathString, toFieldSet, type FieldValues, type ListTypeOf, type PathKey } from './field-set.ts';
 
 /** One decoded `managedFields` entry. */
 interface ManagedEntry {
@@ -151,25 +151,27 @@ function mergeApplied(live: unknown, config: unknown, listTypeOf: ListTypeOf, na
   return out;
 }
 
-/** Removes the member at `elements` (a leaf, or a whole list item); maps and lists it empties go too. */
-function removeMember(container: Record<string, unknown> | unknown[], elements: readonly string[], names: readonly string[], listTypeOf: ListTypeOf): void {
+/**
+ * `RemoveItems` of one member (a leaf, or a whole list item). The map or list it empties goes too (kube
+ * stores it as null, which the typed object or the CR schema drops); the maps above it stay.
+ * Returns true when `container` itself lost its last entry.
+ */
+function removeMember(container: Record<string, unknown> | unknown[], elements: readonly string[], names: readonly string[], listTypeOf: ListTypeOf): boolean {
   const [head, ...rest] = elements;
-  if (head === undefined) return;
+  if (head === undefined) return false;
   if (Array.isArray(container)) {
     const idx = findItem(container, head, listTypeOf(names));
-    if (idx < 0) return;
     const item = container[idx];
+    if (idx < 0) return false;
     if (rest.length === 0) container.splice(idx, 1);
     else if (isObject(item)) removeMember(item, rest, names, listTypeOf);
-    return;
+    return container.length === 0;
   }
   const field = head.slice(2);
   const child = container[field];
   if (rest.length === 0) delete container[field];
-  else if (isObject(child) || Array.isArray(child)) {
-    removeMember(child, rest, [...names, field], listTypeOf);
-    if (Array.isArray(child) ? child.length === 0 : Object.keys(child).length === 0) delete container[field];
-  }
+  else if ((isObject(child) || Array.isArray(child)) && removeMember(child, rest, [...names, field], listTypeOf)) delete container[field];
+  return rest.length === 0 && Object.keys(container).length === 0;
 }
 
 function describeManager(e: ManagedEntry): string {
@@ -221,12 +223,10 @@ export function applyConfiguration(write: ManagedWrite, live: KubeObject | undef
   const previous = entries.find((e) => identity(e) === identity(self));
   const others = entries.filter((e) => e !== previous);
   if (previous) {
-    // Prune what this manager applied before and nobody owns now (kept when a field below it is owned).
+    // Prune what this manager applied before and no manager owns now (`Updater.prune`): a list item
+    // goes as a whole unless the item itself is owned, as structured-merge-diff removes it.
     const owned = new Set([...self.fields, ...others.flatMap((e) => [...e.fields])]);
-    for (const key of previous.fields) {
-      if (owned.has(key) || [...owned].some((k) => isBelow(k, key))) continue;
-      removeMember(merged as unknown as Record<string, unknown>, elementsOf(key), [], listTypeOf);
-    }
+    for (const key of previous.fields) if (!owned.has(key)) removeMember(merged as unknown as Record<string, unknown>, elementsOf(key), [], listTypeOf);
   }
   const { changed, removed } = compare(trackedFieldSet(write, base, listTypeOf), trackedFieldSet(write, merged, listTypeOf));
   const conflicts = others.flatMap((entry) => [...entry.fields].filter((k) => changed.has(k)).map((key) => ({ entry, key })));
