@@ -129,6 +129,27 @@ describe('server-side apply', () => {
     expect(again.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
   });
 
+  it('refuses force on a non-apply patch with 422, as ValidatePatchOptions does', async () => {
+    const ns = await cluster().namespace('ssa');
+    must(await cluster().api.post(cmPath(ns), cm(ns, 'c', { a: '1' })), 201);
+    const res = await cluster().api.patch(withQuery(cmPath(ns, 'c'), { force: 'false' }), { data: { a: '2' } });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(
+      failure(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch', {
+        group: 'meta.k8s.io',
+        kind: 'PatchOptions',
+        causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' }],
+      }),
+    );
+  });
+
+  it('refuses a fieldManager longer than 128 bytes on any write with 422', async () => {
+    const ns = await cluster().namespace('ssa');
+    const res = await cluster().api.post(withQuery(cmPath(ns), { fieldManager: 'm'.repeat(129) }), cm(ns, 'c', { a: '1' }));
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ reason: 'Invalid', details: { kind: 'CreateOptions', causes: [{ reason: 'FieldValueTooLong', field: 'fieldManager' }] } });
+  });
+
   it('refuses an apply without fieldManager with 422', async () => {
     const ns = await cluster().namespace('ssa');
     const res = await cluster().api.request('PATCH', cmPath(ns, 'c'), { body: cm(ns, 'c', { a: '1' }), contentType: APPLY });

@@ -1,5 +1,5 @@
 import { statusErrors } from '../../../src/kube/api-status-error.ts';
-import type { KubeObject } from '../../../src/kube/object.ts';
+import type { KubeObject, StatusCause } from '../../../src/kube/object.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { parseBody, readBody, sendJson } from '../http-io.ts';
 import { cloneJson } from '../json-equal.ts';
@@ -46,6 +46,20 @@ function updateManager(r: ResourceRequest): Pick<WriteOptions, 'fieldManager'> {
   return { fieldManager: manager };
 }
 
+/**
+ * `ValidateCreateOptions` / `ValidateUpdateOptions` / `ValidatePatchOptions` of the write's field
+ * manager and `force`: 422 on the options kind, as kube answers before touching the object.
+ */
+function validateOptions(q: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', apply = false): void {
+  const causes: StatusCause[] = [];
+  const manager = q.get('fieldManager') ?? '';
+  if (kind === 'PatchOptions' && !apply && q.has('force')) causes.push({ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' });
+  if (apply && manager === '') causes.push({ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' });
+  if (Buffer.byteLength(manager) > 128) causes.push({ reason: 'FieldValueTooLong', field: 'fieldManager', message: 'Too long: may not be more than 128 bytes' });
+  else if (/\p{C}/u.test(manager)) causes.push({ reason: 'FieldValueInvalid', field: 'fieldManager', message: `Invalid value: ${JSON.stringify(manager)}: must only contain printable characters` });
+  if (causes.length > 0) fail(statusErrors.invalid({ group: 'meta.k8s.io', kind }, '', causes));
+}
+
 function writeOptions(q: URLSearchParams): WriteOptions {
   const dryRun = q.getAll('dryRun');
   for (const d of dryRun) if (d !== 'All') fail(statusErrors.badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`));
@@ -65,6 +79,7 @@ async function readObject(r: ResourceRequest): Promise<KubeObject> {
 /** POST to a collection. */
 export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
+  validateOptions(r.query, 'CreateOptions');
   const result = ctx.store.create(r.type, r.namespace, body, { ...writeOptions(r.query), ...admission(ctx, r), ...updateManager(r) });
   sendObject(ctx, r, 201, result.object, result.warnings);
 }
@@ -72,6 +87,7 @@ export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Prom
 /** PUT of an object or its status. */
 export async function handleUpdate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
+  validateOptions(r.query, 'UpdateOptions');
   const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...authorizeCreate(ctx, r), ...updateManager(r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
   sendObject(ctx, r, result.created ? 201 : 200, result.object, result.warnings);
 }
@@ -85,6 +101,7 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   const name = r.info.pathName ?? '';
   const raw = await readBody(r.req);
   const patch = parseBody(raw, contentType === 'application/apply-patch+yaml' ? contentType : 'application/json');
+  validateOptions(r.query, 'PatchOptions', contentType === 'application/apply-patch+yaml');
   const opts = { ...writeOptions(r.query), ...admission(ctx, r) };
   const subresource = r.info.subresource ? { subresource: r.info.subresource } : {};
   if (contentType === 'application/apply-patch+yaml') return applyPatch(ctx, r, patch, opts);
@@ -125,10 +142,7 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
  * an apply to a missing object creates it (which needs `create` permission).
  */
 async function applyPatch(ctx: ServerContext, r: ResourceRequest, config: unknown, opts: WriteOptions): Promise<void> {
-  const manager = r.query.get('fieldManager');
-  if (!manager) {
-    fail(statusErrors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }]));
-  }
+  const manager = r.query.get('fieldManager') ?? '';
   if (config === null || typeof config !== 'object' || Array.isArray(config)) fail(statusErrors.badRequest(`error decoding YAML: the applied configuration is not an object`));
   const name = r.info.pathName ?? '';
   const existing = ctx.storage.get(groupResourceKey(r.type.group, r.type.resource), r.type.namespaced ? (r.namespace ?? '') : '', name);
