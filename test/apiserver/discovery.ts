@@ -40,6 +40,7 @@ export function apiGroup(registry: ResourceRegistry, group: string): Record<stri
 function subresourceEntry(t: ResourceType, sub: string): Record<string, unknown> {
   if (sub === 'token') return { name: `${t.resource}/token`, singularName: '', namespaced: t.namespaced, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] };
   if (sub === 'finalize') return { name: `${t.resource}/finalize`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['update'] };
+  if (sub === 'scale') return { name: `${t.resource}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
   return { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] };
 }
 
@@ -86,7 +87,9 @@ function discoveryResource(t: ResourceType): Record<string, unknown> {
           subresources: t.subresources.map((sub) =>
             sub === 'token'
               ? { subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }
-              : { subresource: sub, responseKind, verbs: sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'] },
+              : sub === 'scale'
+                ? { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] }
+                : { subresource: sub, responseKind, verbs: sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'] },
           ),
         }
       : {}),

@@ -175,4 +175,16 @@ describe('kubectl', () => {
     expect(dig(job, 'metadata.annotations')).toMatchObject({ 'cronjob.kubernetes.io/instantiate': 'manual' });
     expect(dig(job, 'metadata.ownerReferences')).toEqual([{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'nightly', uid: stored.metadata.uid, controller: true }]);
   });
+
+  it('scales a Deployment with kubectl scale (the scale subresource)', async () => {
+    const ns = await cluster().namespace('kubectl');
+    expect((await kubectl('-n', ns, 'create', 'deployment', 'web', '--image=nginx:1.27')).code).toBe(0);
+    const scaled = await kubectl('-n', ns, 'scale', 'deployment', 'web', '--replicas=3');
+    expect(scaled.stderr).toBe('');
+    expect(scaled.stdout.trim()).toBe('deployment.apps/web scaled');
+    expect((await kubectl('-n', ns, 'get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}')).stdout).toBe('3');
+    const refused = await kubectl('-n', ns, 'scale', 'deployment', 'web', '--replicas=1', '--current-replicas=5');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('Expected replicas to be 5, was 3');
+  });
 });

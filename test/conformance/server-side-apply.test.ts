@@ -111,6 +111,25 @@ describe('server-side apply', () => {
     expect(owned).toEqual({ 'k:{"name":"a"}': { '.': {}, 'f:image': {}, 'f:name': {} } });
   });
 
+  it('records a write of the scale subresource as the scaler\'s, so an apply of another replica count conflicts with it', async () => {
+    const ns = await cluster().namespace('ssa');
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments/web`;
+    const deployment = (replicas: number) => ({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: ns },
+      spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+    });
+    must(await apply(path, deployment(1), 'ssa-a'), 201);
+    const scaled = await cluster().api.patch(withQuery(`${path}/scale`, { fieldManager: 'scaler' }), { spec: { replicas: 3 } });
+    expect(scaled.status, scaled.text).toBe(200);
+    expect(scaled.body).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web', namespace: ns }, spec: { replicas: 3 }, status: { selector: 'app=web' } });
+    const live = must(await cluster().api.get(path), 200);
+    expect(dig(live, 'spec.replicas')).toBe(3);
+    expect(entries(live).find((e) => e.manager === 'scaler')).toMatchObject({ operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } });
+    const res = await apply(path, deployment(2), 'ssa-a');
+    expect(res.status).toBe(409);
+    expect(res.body.message).toBe('Apply failed with 1 conflict: conflict with "scaler" with subresource "scale" using apps/v1: .spec.replicas');
+  });
+
   it('removes a custom resource field the manager stops applying, and the schema default comes back', async () => {
     const ns = await cluster().namespace('ssa');
     const w = widgets();

@@ -14,6 +14,7 @@ import { ownerReferenceAdmission } from '../owner-reference-admission.ts';
 import { authorize } from '../rbac/index.ts';
 import { rbacObjects } from '../rbac-cache.ts';
 import { requestPredicate, sendObject } from './read.ts';
+import { writeScale } from './scale.ts';
 
 function admission(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, 'admit'> {
   return ctx.enforceOwnerReferencePermissions ? { admit: ownerReferenceAdmission(ctx.registry, ctx.storage, r.type, r.namespace, r.user) } : {};
@@ -88,6 +89,7 @@ export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Prom
 export async function handleUpdate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
   validateOptions(r.query, 'UpdateOptions');
+  if (r.info.subresource === 'scale') return writeScale(ctx, r, { scale: body }, { ...writeOptions(r.query), ...admission(ctx, r), ...updateManager(r) });
   const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...authorizeCreate(ctx, r), ...updateManager(r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
   sendObject(ctx, r, result.created ? 201 : 200, result.object, result.warnings);
 }
@@ -104,6 +106,7 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   validateOptions(r.query, 'PatchOptions', contentType === 'application/apply-patch+yaml');
   const opts = { ...writeOptions(r.query), ...admission(ctx, r) };
   const subresource = r.info.subresource ? { subresource: r.info.subresource } : {};
+  if (r.info.subresource === 'scale') return writeScale(ctx, r, { patch, contentType }, { ...opts, ...updateManager(r) });
   if (contentType === 'application/apply-patch+yaml') return applyPatch(ctx, r, patch, opts);
   const current = ctx.store.get(r.type, r.namespace, name);
   let next: unknown;
