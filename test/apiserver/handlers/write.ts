@@ -144,7 +144,7 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
  * Server-side apply: `fieldManager` is required, `force=true` takes over fields other managers own;
  * an apply to a missing object creates it (which needs `create` permission).
  */
-async function applyPatch(ctx: ServerContext, r: ResourceRequest, config: unknown, opts: WriteOptions): Promise<void> {
+function applyPatch(ctx: ServerContext, r: ResourceRequest, config: unknown, opts: WriteOptions): void {
   const manager = r.query.get('fieldManager') ?? '';
   if (config === null || typeof config !== 'object' || Array.isArray(config)) fail(statusErrors.badRequest(`error decoding YAML: the applied configuration is not an object`));
   const name = r.info.pathName ?? '';
