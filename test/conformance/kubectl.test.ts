@@ -123,8 +123,14 @@ describe('kubectl', () => {
     const token = created.stdout.trim();
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
     expect(claims.exp - claims.iat).toBe(1200);
-    const me = await kubectl('auth', 'whoami', '--token', token, '-o', 'jsonpath={.status.userInfo.username}');
-    expect(me.stdout).toBe(`system:serviceaccount:${ns}:tok`);
+    // Through a client without the kubeconfig's client certificate, which would authenticate first.
+    const asAccount = cluster().api.as(token);
+    try {
+      const me = await asAccount.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+      expect(dig(me.body, 'status.userInfo.username')).toBe(`system:serviceaccount:${ns}:tok`);
+    } finally {
+      asAccount.close();
+    }
   });
 
   it('creates a CronJob, a Job and a Deployment with kubectl create (protobuf bodies)', async () => {
