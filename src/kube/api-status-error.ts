@@ -67,7 +67,8 @@ export const statusErrors = {
     const lines = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')));
     const joined = lines.length === 1 ? lines[0] : `[${lines.join(', ')}]`;
     return failure(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${joined}`, {
-      name,
+      // StatusDetails.name is omitempty: an options kind or a nameless object has none.
+      ...(name ? { name } : {}),
       ...(kind.group ? { group: kind.group } : {}),
       kind: kind.kind,
       causes: [...causes],

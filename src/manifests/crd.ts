@@ -24,13 +24,19 @@ export interface BackupScheduleCrdProps {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-/** `kubectl get bks` columns, in kubebuilder style. */
+/**
+ * `kubectl get bks` columns, in kubebuilder style. Priority 1 columns appear only with `-o wide`, after
+ * Age, as the wide columns of built-in kinds do.
+ */
 export const PRINTER_COLUMNS: readonly k8s.CustomResourceColumnDefinition[] = [
   { name: 'Schedule', type: 'string', jsonPath: '.spec.schedule', description: 'Cron schedule of the backups.' },
   { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend', description: 'Whether scheduling is suspended.' },
   { name: 'Last Schedule', type: 'date', jsonPath: '.status.lastScheduleTime', description: 'When a backup was last scheduled.' },
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Ready condition status.' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  { name: 'Time Zone', type: 'string', jsonPath: '.spec.timeZone', description: 'IANA time zone of the schedule.', priority: 1 },
+  { name: 'CronJob', type: 'string', jsonPath: '.status.cronJobName', description: 'Name of the child CronJob.', priority: 1 },
+  { name: 'Message', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', description: 'Ready condition message.', priority: 1 },
 ];
 
 /**

@@ -15,8 +15,19 @@ interface ServiceAccountClaims {
   readonly aud: readonly string[];
   readonly exp: number;
   readonly iat: number;
-  readonly 'kubernetes.io': { readonly namespace: string; readonly serviceaccount: { readonly name: string; readonly uid: string } };
+  readonly 'kubernetes.io': {
+    readonly namespace: string;
+    readonly serviceaccount: { readonly name: string; readonly uid: string };
+    /** The Secret a bound token (`boundObjectRef`) lives and dies with. */
+    readonly secret?: { readonly name: string; readonly uid: string };
+  };
 }
+
+/** The audience of this API server (kube's `--api-audiences`, by default the issuer): a token must name it. */
+export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
+
+/** Looks up the current uid of a ServiceAccount or Secret, undefined when it does not exist. */
+export type UidLookup = (resource: 'serviceaccounts' | 'secrets', namespace: string, name: string) => string | undefined;
 
 function b64url(data: string | Buffer): string {
   return Buffer.from(data).toString('base64url');
@@ -43,26 +54,27 @@ export class TokenAuthenticator {
     return token;
   }
 
-  /** Issues a signed token for a ServiceAccount (TokenRequest). */
-  issueServiceAccountToken(namespace: string, name: string, uid: string, nowMs: number, expirationSeconds: number, audiences: readonly string[]): string {
+  /** Issues a signed token for a ServiceAccount (TokenRequest), bound to `secret` when given. */
+  issueServiceAccountToken(namespace: string, name: string, uid: string, nowMs: number, expirationSeconds: number, audiences: readonly string[], secret?: { readonly name: string; readonly uid: string }): string {
     const iat = Math.floor(nowMs / 1000);
     const claims: ServiceAccountClaims = {
-      iss: 'https://kubernetes.default.svc.cluster.local',
+      iss: API_AUDIENCE,
       sub: `system:serviceaccount:${namespace}:${name}`,
       aud: audiences,
       exp: iat + expirationSeconds,
       iat,
-      'kubernetes.io': { namespace, serviceaccount: { name, uid } },
+      'kubernetes.io': { namespace, serviceaccount: { name, uid }, ...(secret ? { secret } : {}) },
     };
     const head = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
     return `${head}.${createHmac('sha256', this.#secret).update(head).digest('base64url')}`;
   }
 
   /**
-   * The user behind `Authorization: Bearer <token>`, or undefined (401). `serviceAccountUid` looks up
-   * the current uid of a ServiceAccount so deleted/recreated accounts invalidate old tokens.
+   * The user behind `Authorization: Bearer <token>`, or undefined (401). A service-account token must
+   * name this server's audience, and its ServiceAccount (and bound Secret) must still exist with the
+   * same uid, so deleted or recreated objects invalidate old tokens.
    */
-  authenticate(header: string | undefined, nowMs: number, serviceAccountUid: (namespace: string, name: string) => string | undefined): AuthenticatedUser | undefined {
+  authenticate(header: string | undefined, nowMs: number, lookupUid: UidLookup): AuthenticatedUser | undefined {
     if (!header) return undefined;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) return undefined;
@@ -80,9 +92,10 @@ export class TokenAuthenticator {
     } catch {
       return undefined;
     }
-    if (claims.exp * 1000 <= nowMs) return undefined;
-    const { namespace, serviceaccount } = claims['kubernetes.io'];
-    if (serviceAccountUid(namespace, serviceaccount.name) !== serviceaccount.uid) return undefined;
+    if (claims.exp * 1000 <= nowMs || !claims.aud.includes(API_AUDIENCE)) return undefined;
+    const { namespace, serviceaccount, secret } = claims['kubernetes.io'];
+    if (lookupUid('serviceaccounts', namespace, serviceaccount.name) !== serviceaccount.uid) return undefined;
+    if (secret && lookupUid('secrets', namespace, secret.name) !== secret.uid) return undefined;
     return {
       name: `system:serviceaccount:${namespace}:${serviceaccount.name}`,
       groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],

@@ -52,7 +52,7 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   // batch/v1 Jobs orphan their pods by default for backwards compatibility (pkg/registry/batch/job/strategy.go).
   builtin({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true, categories: ['all'], subresources: ['status'], spec: true, defaultPropagation: 'Orphan' }),
   // Deployments are stored and served (the operator ships one) but no controller creates ReplicaSets or Pods.
-  builtin({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status'], spec: true }),
+  builtin({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'], spec: true }),
   builtin({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, createOnUpdate: true }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true, createOnUpdate: true }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, createOnUpdate: true }),
@@ -60,6 +60,7 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, createOnUpdate: true }),
   // Reviews are computed, never stored (create only).
   builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', namespaced: false, verbs: ['create'] }),
+  builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', namespaced: false, verbs: ['create'] }),
   builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false, verbs: ['create'] }),
   builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', namespaced: true, verbs: ['create'] }),
   builtin({ group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),

@@ -54,6 +54,7 @@ export function apiGroup(registry: ResourceRegistry, group: string): Record<stri
 function subresourceEntry(t: ResourceType, sub: string): Record<string, unknown> {
   if (sub === 'token') return { name: `${t.resource}/token`, singularName: '', namespaced: t.namespaced, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] };
   if (sub === 'finalize') return { name: `${t.resource}/finalize`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['update'] };
+  if (sub === 'scale') return { name: `${t.resource}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
   return { name: `${t.resource}/${sub}`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] };
 }
 
@@ -77,8 +78,13 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
 }
 
-/** Content type of aggregated discovery (apidiscovery.k8s.io/v2), as kube-apiserver labels it. */
-export const AGGREGATED_DISCOVERY_CONTENT_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+/** Versions of aggregated discovery served: v2, and v2beta1, which kube-apiserver 1.32 still serves (removed in 1.33). */
+export type AggregatedDiscoveryVersion = 'v2' | 'v2beta1';
+
+/** Content type of aggregated discovery, as kube-apiserver labels it. */
+export function aggregatedDiscoveryContentType(version: AggregatedDiscoveryVersion = 'v2'): string {
+  return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
+}
 
 function discoveryResource(t: ResourceType): Record<string, unknown> {
   const responseKind = { group: t.group, version: t.version, kind: t.kind };
@@ -95,7 +101,9 @@ function discoveryResource(t: ResourceType): Record<string, unknown> {
           subresources: t.subresources.map((sub) =>
             sub === 'token'
               ? { subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'] }
-              : { subresource: sub, responseKind, verbs: sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'] },
+              : sub === 'scale'
+                ? { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] }
+                : { subresource: sub, responseKind, verbs: sub === 'finalize' ? ['update'] : ['get', 'patch', 'update'] },
           ),
         }
       : {}),
@@ -103,15 +111,15 @@ function discoveryResource(t: ResourceType): Record<string, unknown> {
 }
 
 /**
- * Aggregated discovery (`APIGroupDiscoveryList`, apidiscovery.k8s.io/v2): `/api` lists the core
+ * Aggregated discovery (`APIGroupDiscoveryList`, apidiscovery.k8s.io/v2 or v2beta1, the same shape): `/api` lists the core
  * group, `/apis` every named group, each version with its resources, as kubectl 1.32 asks first.
  */
-export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean): Record<string, unknown> {
+export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: AggregatedDiscoveryVersion = 'v2'): Record<string, unknown> {
   const items = [...registry.groups()]
     .filter(([g]) => (core ? g === '' : g !== ''))
     .map(([group, versions]) => ({
       metadata: { name: group, creationTimestamp: null },
       versions: versions.map((version) => ({ version, resources: registry.inGroupVersion(group, version).map(discoveryResource), freshness: 'Current' })),
     }));
-  return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }

@@ -23,9 +23,26 @@ export const serverErrors = {
   patchRejected(): StatusBody {
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server rejected our request due to an error in our request', reason: 'Invalid', details: {}, code: 422 };
   },
-  /** Precondition on DELETE (uid or resourceVersion) not met. */
+  /**
+   * A DELETE whose DeleteOptions preconditions (uid or resourceVersion) the object does not meet: kube's
+   * `rest.BeforeDelete` fails early with a Conflict on the object's group and **kind** (`ConfigMap`,
+   * `Widget.example.com`), not its resource.
+   */
+  deletePreconditionFailed(group: string, kind: string, name: string, what: 'UID' | 'ResourceVersion', expected: string, actual: string): StatusBody {
+    const why = what === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+    return statusErrors.conflict({ group, resource: kind }, name, `the ${what} in the precondition (${expected}) does not match the ${what} in record (${actual}). ${why}`);
+  },
+  /** A storage precondition (the uid of an update body) not met: `storage.Preconditions.Check`, on the resource. */
   preconditionFailed(gr: GroupResource, name: string, what: 'UID' | 'ResourceVersion', expected: string, actual: string): StatusBody {
     return statusErrors.conflict(gr, name, `Precondition failed: ${what} in precondition: ${expected}, ${what} in object meta: ${actual}`);
+  },
+  /**
+   * A PUT or apply that would create the object, by a user without `create` (kube's `withAuthorization`:
+   * `NewForbidden` with the authorizer's reason, empty when RBAC has no opinion).
+   */
+  createOnUpdateForbidden(gr: GroupResource, name: string): StatusBody {
+    const qualified = gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `${qualified} "${name}" is forbidden: `, reason: 'Forbidden', details: { name, ...(gr.group ? { group: gr.group } : {}), kind: gr.resource }, code: 403 };
   },
   /** NamespaceLifecycle admission: no new objects in a terminating namespace. */
   namespaceTerminating(gr: GroupResource, name: string, namespace: string): StatusBody {

@@ -33,7 +33,7 @@ export interface PipelineControls {
  */
 export function createRequestHandler(ctx: ServerContext, controls: PipelineControls, serverAddress: () => string): RequestListener {
   const rbac = (): RbacObjects => rbacObjects(ctx.storage);
-  const saUid = (namespace: string, name: string): string | undefined => (ctx.storage.get('/serviceaccounts', namespace, name) as KubeObject | undefined)?.metadata.uid;
+  const uidOf = (resource: 'serviceaccounts' | 'secrets', namespace: string, name: string): string | undefined => (ctx.storage.get(`/${resource}`, namespace, name) as KubeObject | undefined)?.metadata.uid;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const rawUrl = req.url ?? '/';
@@ -56,7 +56,7 @@ export function createRequestHandler(ctx: ServerContext, controls: PipelineContr
       code: 0,
     });
     try {
-      let user: AuthenticatedUser | undefined = ctx.auth.authenticate(req.headers.authorization, ctx.clock.now(), saUid);
+      let user: AuthenticatedUser | undefined = ctx.auth.authenticate(req.headers.authorization, ctx.clock.now(), uidOf);
       if (!user) throw new ApiStatusError(statusErrors.unauthorized());
       user = impersonate(req, user, rbac());
       entry.user = user.name;

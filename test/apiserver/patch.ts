@@ -27,7 +27,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /** `patchMergeKey`s of built-in list fields (k8s.io/api struct tags). */
-const MERGE_KEYS: Record<string, string> = {
+export const MERGE_KEYS: Readonly<Record<string, string>> = {
   containers: 'name',
   initContainers: 'name',
   ephemeralContainers: 'name',
@@ -43,7 +43,7 @@ const MERGE_KEYS: Record<string, string> = {
   tolerations: 'key',
 };
 /** Primitive lists whose strategy is `merge` (set union). */
-const MERGE_PRIMITIVE_LISTS = new Set(['finalizers']);
+export const MERGE_PRIMITIVE_LISTS: ReadonlySet<string> = new Set(['finalizers']);
 
 function strategicList(field: string, target: unknown, patch: Json[]): unknown {
   const key = MERGE_KEYS[field];

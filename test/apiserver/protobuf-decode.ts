@@ -1,52 +1,13 @@
 /**
  * Just enough of the Kubernetes protobuf encoding to accept what `kubectl create namespace|configmap|
- * secret|serviceaccount|role|rolebinding|clusterrole|clusterrolebinding` and `kubectl auth
- * can-i|whoami` send (`Content-Type: application/vnd.kubernetes.protobuf`): the `k8s\0`
- * envelope (runtime.Unknown) and the fields of those four kinds (k8s.io/api/core/v1/generated.proto).
+ * secret|serviceaccount|role|rolebinding|clusterrole|clusterrolebinding|token|deployment|job|cronjob`
+ * and `kubectl auth can-i|whoami` send (`Content-Type: application/vnd.kubernetes.protobuf`): the
+ * `k8s\0` envelope (runtime.Unknown), hand-written field tables for the small kinds, and the
+ * generated descriptors of `protobuf/` for ObjectMeta and the workload kinds.
  * Any other kind answers 415, as a server without that kind's protobuf codec would.
  */
-
-type Fields = Map<number, (Buffer | number)[]>;
-
-function readVarint(buf: Buffer, pos: number): [number, number] {
-  let result = 0;
-  let shift = 0;
-  for (;;) {
-    const byte = buf[pos++];
-    if (byte === undefined) throw new Error('truncated varint');
-    result += (byte & 0x7f) * 2 ** shift;
-    if ((byte & 0x80) === 0) return [result, pos];
-    shift += 7;
-  }
-}
-
-function fields(buf: Buffer): Fields {
-  const out: Fields = new Map();
-  let pos = 0;
-  while (pos < buf.length) {
-    const [key, p1] = readVarint(buf, pos);
-    pos = p1;
-    const field = Math.floor(key / 8);
-    const wire = key & 7;
-    let value: Buffer | number;
-    if (wire === 0) [value, pos] = readVarint(buf, pos);
-    else if (wire === 2) {
-      const [len, p2] = readVarint(buf, pos);
-      value = buf.subarray(p2, p2 + len);
-      pos = p2 + len;
-    } else if (wire === 1) {
-      value = buf.subarray(pos, pos + 8);
-      pos += 8;
-    } else if (wire === 5) {
-      value = buf.subarray(pos, pos + 4);
-      pos += 4;
-    } else throw new Error(`unsupported wire type ${wire}`);
-    const list = out.get(field) ?? [];
-    list.push(value);
-    out.set(field, list);
-  }
-  return out;
-}
+import { fields, type Fields } from './protobuf/wire.ts';
+import { decodeTyped, decodeTypedKind } from './protobuf/decode-typed.ts';
 
 const str = (f: Fields, n: number): string | undefined => {
   const v = f.get(n)?.[0];
@@ -75,19 +36,7 @@ function map(f: Fields, n: number, bytes = false): Record<string, string> | unde
 }
 
 function objectMeta(f: Fields | undefined): Record<string, unknown> {
-  if (!f) return {};
-  const m: Record<string, unknown> = {};
-  const set = (k: string, v: unknown): void => {
-    // proto2 writes empty strings; the JSON form omits them (omitempty).
-    if (v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)) m[k] = v;
-  };
-  set('name', str(f, 1));
-  set('generateName', str(f, 2));
-  set('namespace', str(f, 3));
-  set('labels', map(f, 11));
-  set('annotations', map(f, 12));
-  set('finalizers', strs(f, 14));
-  return m;
+  return f ? decodeTyped('metav1.ObjectMeta', f) : {};
 }
 
 /** Decodes a protobuf request body into the JSON object, or undefined when the kind is not supported. */
@@ -99,7 +48,10 @@ export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> 
   if (!typeMeta || !Buffer.isBuffer(raw)) return undefined;
   const apiVersion = str(typeMeta, 1) ?? '';
   const kind = str(typeMeta, 2) ?? '';
+  const typed = decodeTypedKind(apiVersion, kind, raw);
+  if (typed) return typed;
   const f = fields(raw);
+  if (apiVersion === 'authentication.k8s.io/v1' && kind === 'TokenRequest') return decodeTokenRequest(apiVersion, kind, f);
   if (apiVersion === 'authorization.k8s.io/v1' || apiVersion === 'authentication.k8s.io/v1') return decodeReview(apiVersion, kind, f);
   if (apiVersion === 'rbac.authorization.k8s.io/v1') return decodeRbac(apiVersion, kind, f);
   if (apiVersion !== 'v1') return undefined;
@@ -136,10 +88,15 @@ export function decodeKubernetesProtobuf(body: Buffer): Record<string, unknown> 
   }
 }
 
-/** SelfSubjectAccessReview / SubjectAccessReview / LocalSubjectAccessReview / SelfSubjectReview. */
+/** SelfSubjectAccessReview / SubjectAccessReview / LocalSubjectAccessReview / SelfSubjectRulesReview / SelfSubjectReview. */
 function decodeReview(apiVersion: string, kind: string, f: Fields): Record<string, unknown> | undefined {
   const obj: Record<string, unknown> = { apiVersion, kind, metadata: objectMeta(msg(f, 1)) };
   if (kind === 'SelfSubjectReview') return obj;
+  if (kind === 'SelfSubjectRulesReview') {
+    const namespace = str(msg(f, 2) ?? new Map(), 1);
+    obj['spec'] = namespace ? { namespace } : {};
+    return obj;
+  }
   if (!['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview'].includes(kind)) return undefined;
   const spec = msg(f, 2) ?? new Map();
   const out: Record<string, unknown> = {};
@@ -157,6 +114,19 @@ function decodeReview(apiVersion: string, kind: string, f: Fields): Record<strin
   }
   obj['spec'] = out;
   return obj;
+}
+
+/** TokenRequest (`kubectl create token`): spec.audiences = 1, boundObjectRef = 3, expirationSeconds = 4. */
+function decodeTokenRequest(apiVersion: string, kind: string, f: Fields): Record<string, unknown> {
+  const spec = msg(f, 2) ?? new Map();
+  const out: Record<string, unknown> = {};
+  const audiences = strs(spec, 1);
+  if (audiences.length) out['audiences'] = audiences;
+  const ref = msg(spec, 3);
+  if (ref) out['boundObjectRef'] = Object.fromEntries(['kind', 'apiVersion', 'name', 'uid'].map((n, i) => [n, str(ref, i + 1)]).filter(([, v]) => v !== undefined && v !== ''));
+  const expiration = spec.get(4)?.[0];
+  if (typeof expiration === 'number') out['expirationSeconds'] = expiration;
+  return { apiVersion, kind, metadata: objectMeta(msg(f, 1)), spec: out };
 }
 
 /** Role, ClusterRole (rules), RoleBinding, ClusterRoleBinding (subjects, roleRef) of rbac.authorization.k8s.io/v1. */

@@ -5,7 +5,8 @@ import { fail, serverErrors } from './errors.ts';
 import { cloneJson } from './json-equal.ts';
 import { generateName, prepareCreateMeta, prepareUpdateMeta, rfc3339, unchanged } from './object-meta.ts';
 import { checkTypeMeta, decodeBuiltin, decodeCustomResource, validateObject, type FieldValidation, type KindValidator } from './object-pipeline.ts';
-import { groupResourceKey, type ResourceType } from './resource-type.ts';
+import { trackUpdate } from './managed-fields/index.ts';
+import { apiVersionOf, groupResourceKey, type ResourceType } from './resource-type.ts';
 import type { Storage } from './storage.ts';
 import type { Admission } from './owner-reference-admission.ts';
 
@@ -23,6 +24,18 @@ export interface WriteOptions {
    * see the mutated object). @default none
    */
   readonly mutate?: Admission;
+  /**
+   * Throws unless the requester may `create`, called once a PUT or apply that creates the object has
+   * validated it (kube's `withAuthorization` around the create validation of `rest.Update`). @default none
+   */
+  readonly authorizeCreate?: () => void;
+  /**
+   * The field manager recorded in `metadata.managedFields` (operation Update); without one the stored
+   * managedFields are carried over unchanged (the server's own controllers). @default none
+   */
+  readonly fieldManager?: string;
+  /** The body's managedFields come from a server-side apply: store them as they are. @default false */
+  readonly applied?: boolean;
 }
 
 /** The result of a create/update. */
@@ -99,12 +112,24 @@ export class RegistryStore {
     return decodeBuiltin(type, obj, opts.fieldValidation ?? 'Warn');
   }
 
+  /** The managedFields of a write (see {@link WriteOptions.fieldManager}); undefined removes them. */
+  #managedFields(type: ResourceType, old: KubeObject | undefined, next: KubeObject, sent: unknown, opts: WriteOptions & { readonly subresource?: string }): void {
+    const managed = opts.applied
+      ? sent
+      : opts.fieldManager !== undefined
+        ? trackUpdate({ type, manager: opts.fieldManager, apiVersion: apiVersionOf(type), now: rfc3339(this.#clock.now()), ...(opts.subresource ? { subresource: opts.subresource } : {}) }, old, next, sent)
+        : old?.metadata.managedFields;
+    if (Array.isArray(managed) && managed.length > 0) next.metadata.managedFields = managed;
+    else delete next.metadata.managedFields;
+  }
+
   /** POST: creates `body` in `namespace` (undefined for cluster-scoped). */
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions = {}): WriteResult {
     const obj = body;
     const warnings = this.#decode(type, obj, opts);
     opts.mutate?.(obj, undefined);
     const meta = obj.metadata;
+    const sentManagedFields = meta.managedFields;
     if (type.namespaced) {
       if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
         fail(statusErrors.badRequest('the namespace of the provided object does not match the namespace sent on the request'));
@@ -118,10 +143,12 @@ export class RegistryStore {
     const name = meta.name;
     this.#checkNamespace(type, namespace, name);
     prepareCreateMeta(type, obj, this.#clock.now());
+    this.#managedFields(type, undefined, obj, sentManagedFields, opts);
     const hooks = this.#hooks.get(groupResourceKey(type.group, type.resource));
     hooks?.prepareCreate?.(obj);
     opts.admit?.(obj, undefined);
     validateObject(type, obj, undefined, hooks?.validate);
+    opts.authorizeCreate?.();
     const gr = groupResourceKey(type.group, type.resource);
     if (this.#storage.get(gr, meta.namespace ?? '', name)) fail(statusErrors.alreadyExists(this.#gr(type), name));
     if (opts.dryRun) return { object: obj, created: true, warnings };
@@ -168,8 +195,10 @@ export class RegistryStore {
     }
     meta.name = name;
     opts.mutate?.(body, old);
+    const sentManagedFields = meta.managedFields;
     const next = prepareUpdateMeta(type, body, old, opts.subresource);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
+    this.#managedFields(type, old, next, sentManagedFields, opts);
     const hooks = this.#hooks.get(gr);
     hooks?.prepareUpdate?.(next, old, opts.subresource);
     if (old.metadata.deletionTimestamp) {
@@ -194,9 +223,9 @@ export class RegistryStore {
     const gr = groupResourceKey(type.group, type.resource);
     const old = this.get(type, namespace, name);
     const pre = opts.preconditions;
-    if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) fail(serverErrors.preconditionFailed(this.#gr(type), name, 'UID', pre.uid, old.metadata.uid ?? ''));
+    if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) fail(serverErrors.deletePreconditionFailed(type.group, type.kind, name, 'UID', pre.uid, old.metadata.uid ?? ''));
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-      fail(serverErrors.preconditionFailed(this.#gr(type), name, 'ResourceVersion', pre.resourceVersion, old.metadata.resourceVersion ?? ''));
+      fail(serverErrors.deletePreconditionFailed(type.group, type.kind, name, 'ResourceVersion', pre.resourceVersion, old.metadata.resourceVersion ?? ''));
     }
     const hooks = this.#hooks.get(gr);
     const policy = opts.propagationPolicy ?? type.defaultPropagation ?? 'Background';

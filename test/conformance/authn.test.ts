@@ -4,7 +4,7 @@
  * anonymous requests — 403 for system:anonymous.
  */
 import { describe, expect, it } from 'vitest';
-import { failure, useCluster } from './harness.ts';
+import { dig, eventually, failure, must, useCluster } from './harness.ts';
 
 const cluster = useCluster();
 
@@ -48,5 +48,55 @@ describe('authentication', () => {
     const res = await cluster().api.post(`/api/v1/namespaces/${ns}/serviceaccounts/nobody/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
     expect(res.status).toBe(404);
     expect(res.body).toEqual(failure(404, 'NotFound', 'serviceaccounts "nobody" not found', { name: 'nobody', kind: 'serviceaccounts' }));
+  });
+
+  it('binds a token to a Secret: the answer echoes the reference, and deleting the Secret revokes the token', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('authn');
+    must(await api.post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bound' } }), 201);
+    const secret = must(await api.post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'anchor' } }), 201);
+    const ref = { kind: 'Secret', apiVersion: 'v1', name: 'anchor', uid: secret.metadata.uid };
+    const res = await api.post(`/api/v1/namespaces/${ns}/serviceaccounts/bound/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { boundObjectRef: ref } });
+    expect(res.status).toBe(201);
+    expect(dig(res.body, 'spec.boundObjectRef')).toEqual(ref);
+    const token = dig(res.body, 'status.token') as string;
+    const client = api.as(token);
+    try {
+      expect((await client.get('/version')).status).toBe(200);
+      must(await api.delete(`/api/v1/namespaces/${ns}/secrets/anchor`), 200);
+      await eventually(async () => ((await client.get('/version')).status === 401 ? true : undefined), 10_000, 100);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses to bind a token to a missing Secret (404), a Secret of another uid (409) or an unsupported kind (400)', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('authn');
+    must(await api.post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bound' } }), 201);
+    must(await api.post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'anchor' } }), 201);
+    const request = (boundObjectRef: Record<string, string>) => api.post(`/api/v1/namespaces/${ns}/serviceaccounts/bound/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { boundObjectRef } });
+    const missing = await request({ kind: 'Secret', apiVersion: 'v1', name: 'gone' });
+    expect(missing.body).toEqual(failure(404, 'NotFound', 'secrets "gone" not found', { name: 'gone', kind: 'secrets' }));
+    const otherUid = await request({ kind: 'Secret', apiVersion: 'v1', name: 'anchor', uid: '00000000-0000-4000-8000-000000000000' });
+    expect(otherUid.status).toBe(409);
+    expect(otherUid.body).toMatchObject({ reason: 'Conflict', details: { name: 'anchor', kind: 'Secret' } });
+    expect(otherUid.body.message).toContain('the UID in the bound object reference (00000000-0000-4000-8000-000000000000) does not match the UID in record');
+    const configMap = await request({ kind: 'ConfigMap', apiVersion: 'v1', name: 'x' });
+    expect(configMap.body).toMatchObject({ reason: 'BadRequest', code: 400, message: 'cannot bind token to object of type /v1, Kind=ConfigMap' });
+  });
+
+  it('refuses a ServiceAccount token that does not name this API server among its audiences with 401', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('authn');
+    must(await api.post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'elsewhere' } }), 201);
+    const res = must(await api.post(`/api/v1/namespaces/${ns}/serviceaccounts/elsewhere/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['https://vault.example.com'] } }), 201);
+    expect(dig(res, 'spec.audiences')).toEqual(['https://vault.example.com']);
+    const client = api.as(dig(res, 'status.token') as string);
+    try {
+      expect((await client.get('/version')).status).toBe(401);
+    } finally {
+      client.close();
+    }
   });
 });

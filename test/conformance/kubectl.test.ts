@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { useCluster, useWidgets } from './harness.ts';
+import { dig, useCluster, useWidgets, type Doc } from './harness.ts';
 
 const cluster = useCluster();
 const widgets = useWidgets(cluster);
@@ -113,5 +113,84 @@ describe('kubectl', () => {
     expect((await kubectl('-n', ns, 'create', '-f', file('cm.yaml', cm))).stdout.trim()).toBe('configmap/cm1 created');
     expect((await kubectl('-n', ns, 'get', 'cm', 'cm1', '-o', 'jsonpath={.data.a}')).stdout).toBe('b');
     expect((await kubectl('-n', ns, 'delete', 'cj', 'nightly')).stdout.trim()).toBe('cronjob.batch "nightly" deleted');
+  });
+
+  it('issues a ServiceAccount token with kubectl create token (a protobuf TokenRequest) that authenticates as the account', async () => {
+    const ns = await cluster().namespace('kubectl');
+    expect((await kubectl('-n', ns, 'create', 'serviceaccount', 'tok')).stdout.trim()).toBe('serviceaccount/tok created');
+    const created = await kubectl('-n', ns, 'create', 'token', 'tok', '--duration=20m');
+    expect(created.stderr).toBe('');
+    const token = created.stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
+    expect(claims.exp - claims.iat).toBe(1200);
+    // Through a client without the kubeconfig's client certificate, which would authenticate first.
+    const asAccount = cluster().api.as(token);
+    try {
+      const me = await asAccount.post('/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+      expect(dig(me.body, 'status.userInfo.username')).toBe(`system:serviceaccount:${ns}:tok`);
+    } finally {
+      asAccount.close();
+    }
+  });
+
+  it('creates a CronJob, a Job and a Deployment with kubectl create (protobuf bodies)', async () => {
+    const ns = await cluster().namespace('kubectl');
+    expect((await kubectl('-n', ns, 'create', 'cronjob', 'cj', '--image=busybox:1.36', '--schedule=*/5 * * * *', '--', 'sh', '-c', 'echo hi')).stdout.trim()).toBe('cronjob.batch/cj created');
+    expect((await kubectl('-n', ns, 'create', 'job', 'j', '--image=busybox:1.36', '--', 'echo', 'hi')).stdout.trim()).toBe('job.batch/j created');
+    expect((await kubectl('-n', ns, 'create', 'deployment', 'd', '--image=nginx:1.27', '--replicas=0', '--port=8080')).stdout.trim()).toBe('deployment.apps/d created');
+    const get = async (what: string): Promise<Doc> => JSON.parse((await kubectl('-n', ns, 'get', what, '-o', 'json')).stdout) as Doc;
+    const cj = await get('cronjob/cj');
+    expect(dig(cj, 'spec.schedule')).toBe('*/5 * * * *');
+    expect(dig(cj, 'spec.jobTemplate.spec.template.spec.restartPolicy')).toBe('OnFailure');
+    expect(dig(cj, 'spec.jobTemplate.spec.template.spec.containers')).toMatchObject([{ name: 'cj', image: 'busybox:1.36', command: ['sh', '-c', 'echo hi'] }]);
+    const job = await get('job/j');
+    expect(dig(job, 'spec.template.spec')).toMatchObject({ restartPolicy: 'Never', containers: [{ name: 'j', image: 'busybox:1.36', command: ['echo', 'hi'] }] });
+    const deployment = await get('deployment/d');
+    expect(dig(deployment, 'spec.replicas')).toBe(0);
+    expect(dig(deployment, 'spec.selector')).toEqual({ matchLabels: { app: 'd' } });
+    expect(dig(deployment, 'spec.template.spec.containers')).toMatchObject([{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 8080 }] }]);
+  });
+
+  it('runs a CronJob now with kubectl create job --from=cronjob, copying its whole pod template (protobuf body)', async () => {
+    const ns = await cluster().namespace('kubectl');
+    const podSpec = {
+      restartPolicy: 'Never',
+      serviceAccountName: 'default',
+      automountServiceAccountToken: false,
+      securityContext: { runAsNonRoot: true, runAsUser: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+      volumes: [{ name: 'creds', secret: { secretName: 'etcd-tls', defaultMode: 0o400 } }, { name: 'scratch', emptyDir: { sizeLimit: '1Gi' } }, { name: 'out', persistentVolumeClaim: { claimName: 'backups' } }],
+      containers: [{
+        name: 'backup',
+        image: 'busybox:1.36',
+        args: ['--keep', '7'],
+        env: [{ name: 'A', value: 'b' }, { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'pw', key: 'password', optional: false } } }],
+        resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '128Mi' } },
+        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        volumeMounts: [{ name: 'creds', mountPath: '/tls', readOnly: true }, { name: 'out', mountPath: '/out' }],
+      }],
+    };
+    const cj = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly', labels: { app: 'backup' } }, spec: { schedule: '0 2 * * *', jobTemplate: { spec: { backoffLimit: 0, activeDeadlineSeconds: 600, template: { spec: podSpec } } } } };
+    expect((await kubectl('-n', ns, 'create', '-f', file('rich-cj.yaml', cj))).code).toBe(0);
+    const created = await kubectl('-n', ns, 'create', 'job', 'now', '--from=cronjob/nightly');
+    expect(created.stderr).toBe('');
+    const stored = JSON.parse((await kubectl('-n', ns, 'get', 'cronjob', 'nightly', '-o', 'json')).stdout) as Doc;
+    const job = JSON.parse((await kubectl('-n', ns, 'get', 'job', 'now', '-o', 'json')).stdout) as Doc;
+    expect(dig(job, 'spec.template.spec')).toEqual(dig(stored, 'spec.jobTemplate.spec.template.spec'));
+    expect(dig(job, 'spec.backoffLimit')).toBe(0);
+    expect(dig(job, 'spec.activeDeadlineSeconds')).toBe(600);
+    expect(dig(job, 'metadata.annotations')).toMatchObject({ 'cronjob.kubernetes.io/instantiate': 'manual' });
+    expect(dig(job, 'metadata.ownerReferences')).toEqual([{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'nightly', uid: stored.metadata.uid, controller: true }]);
+  });
+
+  it('scales a Deployment with kubectl scale (the scale subresource)', async () => {
+    const ns = await cluster().namespace('kubectl');
+    expect((await kubectl('-n', ns, 'create', 'deployment', 'web', '--image=nginx:1.27')).code).toBe(0);
+    const scaled = await kubectl('-n', ns, 'scale', 'deployment', 'web', '--replicas=3');
+    expect(scaled.stderr).toBe('');
+    expect(scaled.stdout.trim()).toBe('deployment.apps/web scaled');
+    expect((await kubectl('-n', ns, 'get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}')).stdout).toBe('3');
+    const refused = await kubectl('-n', ns, 'scale', 'deployment', 'web', '--replicas=1', '--current-replicas=5');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('Expected replicas to be 5, was 3');
   });
 });

@@ -60,21 +60,37 @@ describe('request consistency and preconditions', () => {
     );
   });
 
-  it('honours DeleteOptions preconditions on uid and resourceVersion', async () => {
+  it('honours DeleteOptions preconditions on uid and resourceVersion with a 409 naming the kind, as rest.BeforeDelete builds it', async () => {
     const { api } = cluster();
     const ns = await cluster().namespace('pre');
     const a = must(await api.post(cmPath(ns), configMap('a')), 201);
     const wrongUid = '00000000-0000-4000-8000-000000000000';
     const byUid = await api.delete(cmPath(ns, 'a'), { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: wrongUid } } });
     expect(byUid.status).toBe(409);
-    expect(byUid.body).toMatchObject({ reason: 'Conflict', code: 409, details: { name: 'a', kind: 'configmaps' } });
-    expect(byUid.body.message).toContain(`Precondition failed: UID in precondition: ${wrongUid}, UID in object meta: ${a.metadata.uid}`);
-    must(await api.patch(cmPath(ns, 'a'), { data: { k: 'v2' } }), 200);
+    expect(byUid.body).toEqual(
+      failure(409, 'Conflict', `Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (${wrongUid}) does not match the UID in record (${a.metadata.uid}). The object might have been deleted and then recreated`, { name: 'a', kind: 'ConfigMap' }),
+    );
+    const v2 = must(await api.patch(cmPath(ns, 'a'), { data: { k: 'v2' } }), 200);
     const byRv = await api.delete(cmPath(ns, 'a'), { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: a.metadata.resourceVersion } } });
     expect(byRv.status).toBe(409);
+    expect(byRv.body).toEqual(
+      failure(409, 'Conflict', `Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (${a.metadata.resourceVersion}) does not match the ResourceVersion in record (${v2.metadata.resourceVersion}). The object might have been modified`, { name: 'a', kind: 'ConfigMap' }),
+    );
     expect((await api.get(cmPath(ns, 'a'))).status).toBe(200);
     const ok = await api.delete(cmPath(ns, 'a'), { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: a.metadata.uid } } });
     expect(ok.status).toBe(200);
+  });
+
+  it('names the group and kind of a custom resource in a failed DeleteOptions precondition', async () => {
+    const { api } = cluster();
+    const w = widgets();
+    const ns = await cluster().namespace('pre');
+    const created = must(await api.post(w.path(ns), w.body('w1')), 201);
+    const res = await api.delete(w.path(ns, 'w1'), { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion: '1' } } });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual(
+      failure(409, 'Conflict', `Operation cannot be fulfilled on Widget.${w.group} "w1": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${created.metadata.resourceVersion}). The object might have been modified`, { name: 'w1', group: w.group, kind: 'Widget' }),
+    );
   });
 
   it('round-trips a Lease spec with microsecond timestamps, as leader election writes it', async () => {

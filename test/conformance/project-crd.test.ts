@@ -28,7 +28,7 @@ const run = promisify(execFile);
 interface CrdSpec {
   group: string;
   names: { plural: string; kind: string };
-  versions: Array<{ name: string; storage: boolean; additionalPrinterColumns?: Array<{ name: string }> }>;
+  versions: Array<{ name: string; storage: boolean; additionalPrinterColumns?: Array<{ name: string; priority?: number }> }>;
 }
 
 describe('project CRD from dist/', () => {
@@ -67,12 +67,13 @@ describe('project CRD from dist/', () => {
   it('prints the CRD printer columns as a Table', async () => {
     const ns = await cluster().namespace('proj');
     must(await cluster().api.post(path(ns), exampleIn(ns)), 201);
-    const res = await cluster().api.get<{ kind: string; columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> }>(path(ns), {
+    const res = await cluster().api.get<{ kind: string; columnDefinitions: Array<{ name: string; priority: number }>; rows: Array<{ cells: unknown[] }> }>(path(ns), {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
     });
     expect(res.body.kind).toBe('Table');
-    const expected = ['Name', ...(spec.versions.find((v) => v.name === version)?.additionalPrinterColumns ?? []).map((c) => c.name)];
-    expect(res.body.columnDefinitions.map((c) => c.name)).toEqual(expected);
+    // Every column, with its priority: kubectl hides priority > 0 unless -o wide.
+    const expected = [{ name: 'Name', priority: 0 }, ...(spec.versions.find((v) => v.name === version)?.additionalPrinterColumns ?? []).map((c) => ({ name: c.name, priority: c.priority ?? 0 }))];
+    expect(res.body.columnDefinitions.map((c) => ({ name: c.name, priority: c.priority }))).toEqual(expected);
     expect(res.body.rows[0]?.cells[0]).toBe(example!.metadata.name);
   });
 
@@ -139,12 +140,18 @@ describe('project CRD from dist/', () => {
       const examples = await kubectl('create', '-f', examplesDir);
       expect(examples.stderr).toBe('');
       expect(examples.code).toBe(0);
+      const printerColumns = spec.versions.find((v) => v.name === version)?.additionalPrinterColumns ?? [];
       const got = await kubectl('get', spec.names.plural, '-A');
       expect(got.code, got.stderr).toBe(0);
       const [header, row] = got.stdout.trim().split('\n');
-      const columns = (spec.versions.find((v) => v.name === version)?.additionalPrinterColumns ?? []).map((c) => c.name.toUpperCase());
+      const columns = printerColumns.filter((c) => (c.priority ?? 0) === 0).map((c) => c.name.toUpperCase());
       expect(header?.split(/\s{2,}/)).toEqual(['NAMESPACE', 'NAME', ...columns]);
       expect(row).toContain(example!.metadata.name);
+      // -o wide adds the priority > 0 columns in their place.
+      const wide = await kubectl('get', spec.names.plural, '-A', '-o', 'wide');
+      expect(wide.code, wide.stderr).toBe(0);
+      expect(wide.stdout.split('\n')[0]?.split(/\s{2,}/)).toEqual(['NAMESPACE', 'NAME', ...printerColumns.map((c) => c.name.toUpperCase())]);
+      expect(printerColumns.length).toBeGreaterThan(columns.length);
     });
 
     it('prints a 422 naming the field for an invalid BackupSchedule', async () => {

@@ -92,6 +92,34 @@ describe('authorization (RBAC)', () => {
     );
   });
 
+  it('refuses a PUT or an apply that would recreate a deleted Lease to a user with only update permission (create-on-update needs create)', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('rbac');
+    const sa = await cluster().serviceAccount(ns, 'updater');
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+    must(await api.post(path, lease('op-leader')), 201);
+    await role(ns, 'lease-updater', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update', 'patch'] }]);
+    await bind(ns, 'Role', 'lease-updater', ns, 'updater');
+    expect(await allowed(sa.client, 'GET', `${path}/op-leader`)).toBe(200);
+    must(await api.delete(`${path}/op-leader`), 200);
+    const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op-leader' }, spec: { holderIdentity: 'pod-a_1234', leaseDurationSeconds: 15 } };
+    const put = await sa.client.put(`${path}/op-leader`, body);
+    expect(put.status).toBe(403);
+    // The message ends with the authorizer's reason, which RBAC leaves empty unless a binding is broken.
+    expect(put.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, details: { name: 'op-leader', group: 'coordination.k8s.io', kind: 'leases' } });
+    expect(put.body.message).toMatch(/^leases\.coordination\.k8s\.io "op-leader" is forbidden: /);
+    const apply = await sa.client.request('PATCH', `${path}/op-leader?fieldManager=conformance`, { body, contentType: 'application/apply-patch+yaml' });
+    expect(apply.status).toBe(403);
+    expect((await api.get(`${path}/op-leader`)).status).toBe(404);
+    // An update of the existing object needs no create, and create is enough to recreate.
+    must(await api.post(path, lease('op-leader')), 201);
+    expect((await sa.client.put(`${path}/op-leader`, { ...body, metadata: { name: 'op-leader' } })).status).toBe(200);
+    await role(ns, 'lease-creator', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] }]);
+    await bind(ns, 'Role', 'lease-creator', ns, 'updater');
+    must(await api.delete(`${path}/op-leader`), 200);
+    expect(await allowed(sa.client, 'PUT', `${path}/op-leader`, body)).toBe(201);
+  });
+
   it('scopes a ClusterRole bound by a RoleBinding to the binding namespace', async () => {
     const { api } = cluster();
     const ns = await cluster().namespace('rbac');
@@ -143,6 +171,31 @@ describe('authorization (RBAC)', () => {
         kind: 'cronjobs',
       }),
     );
+  });
+
+  it('lists the requester\'s rules in a namespace with a SelfSubjectRulesReview (kubectl auth can-i --list)', async () => {
+    const ns = await cluster().namespace('rbac');
+    const sa = await cluster().serviceAccount(ns, 'lister');
+    await role(ns, 'cm-reader', [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['x'], verbs: ['get', 'list'] }]);
+    await bind(ns, 'Role', 'cm-reader', ns, 'lister');
+    type Review = { status?: { resourceRules: unknown[]; nonResourceRules: unknown[] } };
+    const review = (namespace: string) => sa.client.post<Review>('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } });
+    const granted = { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['x'] };
+    const res = await eventually(async () => {
+      const r = await review(ns);
+      return JSON.stringify(r.body?.status?.resourceRules ?? []).includes(JSON.stringify(granted)) ? r : undefined;
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', status: { incomplete: false } });
+    // Every authenticated user may review itself (system:basic-user) and read discovery (system:discovery).
+    expect(res.body.status?.resourceRules).toContainEqual({ verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] });
+    expect(res.body.status?.nonResourceRules).toContainEqual(expect.objectContaining({ verbs: ['get'], nonResourceURLs: expect.arrayContaining(['/api', '/apis']) }));
+    // The Role counts only in its namespace.
+    const elsewhere = must(await review('default'), 201);
+    expect(JSON.stringify(elsewhere.status?.resourceRules)).not.toContain('configmaps');
+    const missing = await review('');
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'no namespace on request' });
   });
 
   it('matches wildcard verbs and resources within the rule\'s API group only', async () => {

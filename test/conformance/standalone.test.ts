@@ -3,7 +3,7 @@
  * kubeconfig that kubectl and HTTP clients use, and runs until killed. Test-server mode only (a real
  * cluster is not started by the suite).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,17 @@ describe.skipIf(isRealCluster)('standalone server (npm run apiserver; skipped on
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     }
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    { args: ['--help'], status: 0, stream: 'stdout' as const, text: 'Usage: npm run apiserver -- [flags]' },
+    { args: ['--bogus'], status: 2, stream: 'stderr' as const, text: "Unknown option '--bogus'" },
+  ])('answers $args with exit $status and the list of flags, not a stack trace', ({ args, status, stream, text }) => {
+    const run = spawnSync('npm', ['run', '--silent', 'apiserver', '--', ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(status);
+    expect(run[stream]).toContain(text);
+    expect(run[stream]).toContain('--kubeconfig <value>');
+    expect(run.stderr).not.toContain('    at ');
   });
 
   it('writes an admin kubeconfig that authenticates, and serves until killed', async () => {

@@ -97,4 +97,29 @@ describe('kubectl with dist/', () => {
     expect(examples.code, examples.stderr).toBe(0);
     expect(examples.stdout.trim().split('\n').sort()).toEqual(exampleDocuments().map(createdLine).sort());
   });
+
+  it('applies dist/ server-side, as Argo CD\'s ServerSideApply does: a re-apply and kubectl diff change nothing, a field dropped from the file is removed, another manager\'s field conflicts', async () => {
+    const first = await kubectl('apply', '--server-side', '-f', DIST);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trim().split('\n')).toEqual(distDocuments().map((d) => createdLine(d).replace(/ created$/, ' serverside-applied')));
+    const diff = await kubectl('diff', '--server-side', '-f', DIST);
+    expect(diff.stdout).toBe('');
+    expect(diff.code).toBe(0);
+    const file = join(DIST, '08-deployment-backupschedule-operator.yaml');
+    const deployment = parse(readFileSync(file, 'utf8')) as { metadata: { name: string; namespace: string; annotations?: Record<string, string> }; spec: { replicas: number } };
+    const { 'argocd.argoproj.io/sync-wave': dropped, ...annotations } = deployment.metadata.annotations ?? {};
+    expect(dropped).toBeDefined();
+    const edited = join(dir, 'deployment.yaml');
+    writeFileSync(edited, stringify({ ...deployment, metadata: { ...deployment.metadata, annotations } }));
+    expect((await kubectl('apply', '--server-side', '-f', edited)).code).toBe(0);
+    const live = JSON.parse((await kubectl('get', '-n', deployment.metadata.namespace, 'deployment', deployment.metadata.name, '-o', 'json')).stdout) as { metadata: { annotations?: Record<string, string> } };
+    expect(live.metadata.annotations ?? {}).not.toHaveProperty('argocd.argoproj.io/sync-wave');
+    // A scaler (HPA, kubectl edit) takes replicas; the next apply of a different count conflicts until forced.
+    expect((await kubectl('patch', '-n', deployment.metadata.namespace, 'deployment', deployment.metadata.name, '--field-manager=scaler', '-p', '{"spec":{"replicas":5}}')).code).toBe(0);
+    writeFileSync(edited, stringify({ ...deployment, spec: { ...deployment.spec, replicas: deployment.spec.replicas + 1 } }));
+    const conflict = await kubectl('apply', '--server-side', '-f', edited);
+    expect(conflict.code).not.toBe(0);
+    expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "scaler" using apps/v1: .spec.replicas');
+    expect((await kubectl('apply', '--server-side', '--force-conflicts', '-f', edited)).code).toBe(0);
+  });
 });

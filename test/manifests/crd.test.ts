@@ -46,13 +46,16 @@ describe('BackupScheduleCrd', () => {
     expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
   });
 
-  it('prints Schedule, Suspended, Last Schedule, Ready and Age columns', () => {
-    expect(version.additionalPrinterColumns.map((c: { name: string; jsonPath: string }) => [c.name, c.jsonPath])).toEqual([
-      ['Schedule', '.spec.schedule'],
-      ['Suspended', '.spec.suspend'],
-      ['Last Schedule', '.status.lastScheduleTime'],
-      ['Ready', '.status.conditions[?(@.type=="Ready")].status'],
-      ['Age', '.metadata.creationTimestamp'],
+  it('prints Schedule, Suspended, Last Schedule, Ready and Age columns, and Time Zone, CronJob and Message only with -o wide', () => {
+    expect(version.additionalPrinterColumns.map((c: { name: string; jsonPath: string; priority?: number }) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
+      ['Schedule', '.spec.schedule', 0],
+      ['Suspended', '.spec.suspend', 0],
+      ['Last Schedule', '.status.lastScheduleTime', 0],
+      ['Ready', '.status.conditions[?(@.type=="Ready")].status', 0],
+      ['Age', '.metadata.creationTimestamp', 0],
+      ['Time Zone', '.spec.timeZone', 1],
+      ['CronJob', '.status.cronJobName', 1],
+      ['Message', '.status.conditions[?(@.type=="Ready")].message', 1],
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { statusErrors } from '../../../src/kube/api-status-error.ts';
 import { fail } from '../errors.ts';
 import { parseBody, readBody, sendJson } from '../http-io.ts';
-import { authorize, type AuthorizationAttributes } from '../rbac/index.ts';
+import { authorize, rulesFor, type AuthorizationAttributes, type PolicyRule } from '../rbac/index.ts';
 import type { ResourceRequest, ServerContext } from '../server-context.ts';
 import { rbacObjects } from '../rbac-cache.ts';
 
@@ -14,6 +14,8 @@ interface ResourceAttributes {
   name?: string;
 }
 interface ReviewSpec {
+  /** SelfSubjectRulesReview: the namespace whose rules are asked for. */
+  namespace?: string;
   resourceAttributes?: ResourceAttributes;
   nonResourceAttributes?: { path?: string; verb?: string };
   user?: string;
@@ -22,8 +24,9 @@ interface ReviewSpec {
 
 /**
  * `SelfSubjectAccessReview`, `SubjectAccessReview` and `LocalSubjectAccessReview`
- * (authorization.k8s.io/v1, what `kubectl auth can-i` asks), answered by the RBAC authorizer; and
- * `SelfSubjectReview` (authentication.k8s.io/v1, `kubectl auth whoami`). Nothing is stored.
+ * (authorization.k8s.io/v1, what `kubectl auth can-i` asks), answered by the RBAC authorizer;
+ * `SelfSubjectRulesReview` (`kubectl auth can-i --list`); and `SelfSubjectReview`
+ * (authentication.k8s.io/v1, `kubectl auth whoami`). Nothing is stored.
  */
 export async function handleReview(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const raw = await readBody(r.req);
@@ -34,6 +37,7 @@ export async function handleReview(ctx: ServerContext, r: ResourceRequest): Prom
     return sendJson(r.res, 201, { kind, apiVersion, metadata: { creationTimestamp: null }, status: { userInfo: { username: r.user.name, groups: [...r.user.groups] } } });
   }
   const spec = body?.spec ?? {};
+  if (kind === 'SelfSubjectRulesReview') return sendJson(r.res, 201, selfSubjectRulesReview(ctx, r, spec));
   const self = kind === 'SelfSubjectAccessReview';
   const user = self ? { name: r.user.name, groups: [...r.user.groups] } : { name: spec.user ?? '', groups: spec.groups ?? [] };
   if (!self && !spec.user && !(spec.groups?.length)) {
@@ -56,4 +60,31 @@ export async function handleReview(ctx: ServerContext, r: ResourceRequest): Prom
     spec,
     status: { allowed: decision.allowed, ...(decision.reason ? { reason: decision.reason } : {}) },
   });
+}
+
+/**
+ * `selfsubjectrulesreview.REST.Create`: the requester's RBAC rules in `spec.namespace`, split into
+ * resource and non-resource rules as `RBACAuthorizer.RulesFor` does (a rule with both lands in both);
+ * the answer's spec is empty, as kube's is.
+ */
+function selfSubjectRulesReview(ctx: ServerContext, r: ResourceRequest, spec: ReviewSpec): Record<string, unknown> {
+  if (!spec.namespace) fail(statusErrors.badRequest('no namespace on request'));
+  const { rules, evaluationError } = rulesFor(rbacObjects(ctx.storage), { name: r.user.name, groups: [...r.user.groups] }, spec.namespace);
+  const listed = (rule: PolicyRule, keys: readonly (keyof PolicyRule)[]): Record<string, unknown> => {
+    const out: Record<string, unknown> = { verbs: rule.verbs ?? [] };
+    for (const k of keys) if (rule[k]?.length) out[k] = rule[k];
+    return out;
+  };
+  return {
+    kind: 'SelfSubjectRulesReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    spec: {},
+    status: {
+      resourceRules: rules.filter((x) => x.resources?.length).map((x) => listed(x, ['apiGroups', 'resources', 'resourceNames'])),
+      nonResourceRules: rules.filter((x) => x.nonResourceURLs?.length).map((x) => listed(x, ['nonResourceURLs'])),
+      incomplete: false,
+      ...(evaluationError !== undefined ? { evaluationError } : {}),
+    },
+  };
 }

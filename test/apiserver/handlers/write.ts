@@ -1,16 +1,21 @@
 import { statusErrors } from '../../../src/kube/api-status-error.ts';
-import type { KubeObject } from '../../../src/kube/object.ts';
+import type { KubeObject, StatusCause } from '../../../src/kube/object.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { parseBody, readBody, sendJson } from '../http-io.ts';
 import { cloneJson } from '../json-equal.ts';
 import type { FieldValidation } from '../object-pipeline.ts';
+import { applyConfiguration } from '../managed-fields/index.ts';
+import { rfc3339 } from '../object-meta.ts';
 import { jsonPatch, mergePatch, PatchApplyError, strategicMergePatch } from '../patch.ts';
 import type { DeleteOptions, WriteOptions } from '../registry-store.ts';
 import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import type { ResourceRequest, ServerContext } from '../server-context.ts';
 import { fieldRewriteAdmission } from '../field-rewrites.ts';
 import { ownerReferenceAdmission } from '../owner-reference-admission.ts';
+import { authorize } from '../rbac/index.ts';
+import { rbacObjects } from '../rbac-cache.ts';
 import { requestPredicate, sendObject } from './read.ts';
+import { writeScale } from './scale.ts';
 
 /**
  * The admission of a write: mutating (the configured field drops and mutations, main resource only;
@@ -23,6 +28,47 @@ function admission(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, '
     ...(mutate ? { mutate } : {}),
     ...(ctx.enforceOwnerReferencePermissions ? { admit: ownerReferenceAdmission(ctx.registry, ctx.storage, r.type, r.namespace, r.user) } : {}),
   };
+}
+
+/** A PUT or apply that creates the object also needs `create` (kube `handlers/update.go` `withAuthorization`). */
+function authorizeCreate(ctx: ServerContext, r: ResourceRequest): Pick<WriteOptions, 'authorizeCreate'> {
+  const name = r.info.pathName ?? '';
+  return {
+    authorizeCreate: () => {
+      const attrs = { user: { name: r.user.name, groups: [...r.user.groups] }, verb: 'create', apiGroup: r.type.group, resource: r.type.resource, name, path: r.info.path, isResourceRequest: true, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}) };
+      if (!authorize(rbacObjects(ctx.storage), attrs).allowed) fail(serverErrors.createOnUpdateForbidden({ group: r.type.group, resource: r.type.resource }, name));
+    },
+  };
+}
+
+/**
+ * The manager of a non-apply write: `fieldManager`, else the User-Agent up to its first `/`
+ * (kube `managerOrUserAgent`), printable characters only, at most 128 bytes.
+ */
+function updateManager(r: ResourceRequest): Pick<WriteOptions, 'fieldManager'> {
+  const given = r.query.get('fieldManager');
+  if (given) return { fieldManager: given };
+  let manager = '';
+  for (const ch of (r.req.headers['user-agent'] ?? '').split('/')[0] ?? '') {
+    if (/\p{C}/u.test(ch)) continue;
+    if (Buffer.byteLength(manager + ch) > 128) break;
+    manager += ch;
+  }
+  return { fieldManager: manager };
+}
+
+/**
+ * `ValidateCreateOptions` / `ValidateUpdateOptions` / `ValidatePatchOptions` of the write's field
+ * manager and `force`: 422 on the options kind, as kube answers before touching the object.
+ */
+function validateOptions(q: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', apply = false): void {
+  const causes: StatusCause[] = [];
+  const manager = q.get('fieldManager') ?? '';
+  if (kind === 'PatchOptions' && !apply && q.has('force')) causes.push({ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' });
+  if (apply && manager === '') causes.push({ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' });
+  if (Buffer.byteLength(manager) > 128) causes.push({ reason: 'FieldValueTooLong', field: 'fieldManager', message: 'Too long: may not be more than 128 bytes' });
+  else if (/\p{C}/u.test(manager)) causes.push({ reason: 'FieldValueInvalid', field: 'fieldManager', message: `Invalid value: ${JSON.stringify(manager)}: must only contain printable characters` });
+  if (causes.length > 0) fail(statusErrors.invalid({ group: 'meta.k8s.io', kind }, '', causes));
 }
 
 function writeOptions(q: URLSearchParams): WriteOptions {
@@ -44,44 +90,34 @@ async function readObject(r: ResourceRequest): Promise<KubeObject> {
 /** POST to a collection. */
 export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
-  const result = ctx.store.create(r.type, r.namespace, body, { ...writeOptions(r.query), ...admission(ctx, r) });
+  validateOptions(r.query, 'CreateOptions');
+  const result = ctx.store.create(r.type, r.namespace, body, { ...writeOptions(r.query), ...admission(ctx, r), ...updateManager(r) });
   sendObject(ctx, r, 201, result.object, result.warnings);
 }
 
 /** PUT of an object or its status. */
 export async function handleUpdate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
-  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
+  validateOptions(r.query, 'UpdateOptions');
+  if (r.info.subresource === 'scale') return writeScale(ctx, r, { scale: body }, { ...writeOptions(r.query), ...admission(ctx, r), ...updateManager(r) });
+  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...authorizeCreate(ctx, r), ...updateManager(r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
   sendObject(ctx, r, result.created ? 201 : 200, result.object, result.warnings);
 }
 
 /**
  * PATCH: merge, JSON, strategic merge (built-ins only, like kube) and server-side apply
- * (`application/apply-patch+yaml`, approximated as a strategic merge of the applied configuration
- * without field ownership).
+ * (`application/apply-patch+yaml`, with field ownership in `metadata.managedFields`).
  */
 export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const contentType = (r.req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
   const name = r.info.pathName ?? '';
   const raw = await readBody(r.req);
   const patch = parseBody(raw, contentType === 'application/apply-patch+yaml' ? contentType : 'application/json');
+  validateOptions(r.query, 'PatchOptions', contentType === 'application/apply-patch+yaml');
   const opts = { ...writeOptions(r.query), ...admission(ctx, r) };
   const subresource = r.info.subresource ? { subresource: r.info.subresource } : {};
-  if (contentType === 'application/apply-patch+yaml') {
-    if (!r.query.get('fieldManager')) {
-      fail(statusErrors.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }]));
-    }
-    const gr = groupResourceKey(r.type.group, r.type.resource);
-    const existing = ctx.storage.get(gr, r.type.namespaced ? (r.namespace ?? '') : '', name);
-    if (!existing) {
-      const result = ctx.store.create(r.type, r.namespace, { ...(patch as KubeObject), metadata: { ...(patch as KubeObject).metadata, name } }, opts);
-      return sendObject(ctx, r, 201, result.object, result.warnings);
-    }
-    const merged = strategicMergePatch(cloneJson(existing), patch) as KubeObject;
-    merged.metadata = { ...merged.metadata, resourceVersion: existing.metadata.resourceVersion ?? '' };
-    const result = ctx.store.update(r.type, r.namespace, name, merged, { ...opts, ...subresource });
-    return sendObject(ctx, r, 200, result.object, result.warnings);
-  }
+  if (r.info.subresource === 'scale') return writeScale(ctx, r, { patch, contentType }, { ...opts, ...updateManager(r) });
+  if (contentType === 'application/apply-patch+yaml') return applyPatch(ctx, r, patch, opts);
   const current = ctx.store.get(r.type, r.namespace, name);
   let next: unknown;
   try {
@@ -110,7 +146,30 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
   // A patch without resourceVersion applies to the current object; one with it is a precondition.
   if (obj.metadata.resourceVersion === undefined || obj.metadata.resourceVersion === null) obj.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
-  const result = ctx.store.update(r.type, r.namespace, name, obj, { ...opts, ...subresource });
+  const result = ctx.store.update(r.type, r.namespace, name, obj, { ...opts, ...updateManager(r), ...subresource });
+  sendObject(ctx, r, 200, result.object, result.warnings);
+}
+
+/**
+ * Server-side apply: `fieldManager` is required, `force=true` takes over fields other managers own;
+ * an apply to a missing object creates it (which needs `create` permission).
+ */
+function applyPatch(ctx: ServerContext, r: ResourceRequest, config: unknown, opts: WriteOptions): void {
+  const manager = r.query.get('fieldManager') ?? '';
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) fail(statusErrors.badRequest(`error decoding YAML: the applied configuration is not an object`));
+  const name = r.info.pathName ?? '';
+  const existing = ctx.storage.get(groupResourceKey(r.type.group, r.type.resource), r.type.namespaced ? (r.namespace ?? '') : '', name);
+  if (!existing && r.info.subresource) fail(statusErrors.notFound({ group: r.type.group, resource: r.type.resource }, name));
+  const write = { type: r.type, manager, apiVersion: apiVersionOf(r.type), now: rfc3339(ctx.clock.now()), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) };
+  const outcome = applyConfiguration(write, existing, config as KubeObject, r.query.get('force') === 'true');
+  if (!outcome.ok) fail(outcome.status);
+  const obj = outcome.object;
+  if (!existing) {
+    obj.metadata.name = name;
+    const result = ctx.store.create(r.type, r.namespace, obj, { ...opts, ...authorizeCreate(ctx, r), applied: true });
+    return sendObject(ctx, r, 201, result.object, result.warnings);
+  }
+  const result = ctx.store.update(r.type, r.namespace, name, obj, { ...opts, applied: true, ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
   sendObject(ctx, r, 200, result.object, result.warnings);
 }
 

@@ -6,6 +6,44 @@ import type { AuthorizationAttributes, PolicyRule, RbacObjects, RoleRef, Subject
 const mastersGroup = 'system:masters';
 const saPrefix = 'system:serviceaccount:';
 
+/** Where a rule came from, for the reason of an allow. */
+interface RuleSource {
+  readonly binding: KubeObject;
+  readonly ref: RoleRef;
+  /** The RoleBinding's namespace; undefined for a ClusterRoleBinding. */
+  readonly namespace?: string;
+}
+
+/**
+ * kube's `DefaultRuleResolver.VisitRulesFor`: every rule that applies to `user` in `namespace`, from
+ * ClusterRoleBindings first, then the RoleBindings of `namespace` (their roleRef may name a Role of that
+ * namespace or a ClusterRole). `visit` returns false to stop; a missing role is reported as an error.
+ */
+function visitRulesFor(rbac: RbacObjects, user: UserInfo, namespace: string | undefined, visit: (rule: PolicyRule, source: RuleSource) => boolean, onError: (message: string) => void = () => {}): void {
+  for (const binding of rbac.clusterRoleBindings) {
+    if (!appliesTo(subjectsOf(binding), user, '')) continue;
+    const ref = roleRefOf(binding);
+    if (ref.kind !== 'ClusterRole') continue;
+    const role = findByName(rbac.clusterRoles, ref.name);
+    if (!role) onError(`clusterrole.rbac.authorization.k8s.io "${ref.name ?? ''}" not found`);
+    for (const rule of role ? rulesOf(role) : []) if (!visit(rule, { binding, ref })) return;
+  }
+  if (!namespace) return;
+  for (const binding of rbac.roleBindings) {
+    if (binding.metadata.namespace !== namespace) continue;
+    if (!appliesTo(subjectsOf(binding), user, namespace)) continue;
+    const ref = roleRefOf(binding);
+    const role =
+      ref.kind === 'ClusterRole'
+        ? findByName(rbac.clusterRoles, ref.name)
+        : ref.kind === 'Role'
+          ? rbac.roles.find((r) => r.metadata.namespace === namespace && r.metadata.name === ref.name)
+          : undefined;
+    if (!role) onError(`${(ref.kind ?? '').toLowerCase()}.rbac.authorization.k8s.io "${ref.name ?? ''}" not found`);
+    for (const rule of role ? rulesOf(role) : []) if (!visit(rule, { binding, ref, namespace })) return;
+  }
+}
+
 /**
  * Kubernetes RBAC authorization (`RBACAuthorizer.Authorize`) over the stored objects:
  * ClusterRoleBindings grant cluster-wide, RoleBindings grant inside their own namespace (their
@@ -15,35 +53,24 @@ const saPrefix = 'system:serviceaccount:';
  */
 export function authorize(rbac: RbacObjects, attrs: AuthorizationAttributes): { allowed: boolean; reason?: string } {
   if (attrs.user.groups.includes(mastersGroup)) return { allowed: true, reason: `user is in group "${mastersGroup}"` };
-  for (const binding of rbac.clusterRoleBindings) {
-    if (!appliesTo(subjectsOf(binding), attrs.user, '')) continue;
-    const ref = roleRefOf(binding);
-    if (ref.kind !== 'ClusterRole') continue;
-    const role = findByName(rbac.clusterRoles, ref.name);
-    if (role && rulesOf(role).some((rule) => ruleAllows(attrs, rule))) {
-      return { allowed: true, reason: `RBAC: allowed by ClusterRoleBinding "${binding.metadata.name ?? ''}" of ClusterRole "${ref.name ?? ''}" to ${describe(attrs.user)}` };
-    }
-  }
-  if (attrs.namespace) {
-    for (const binding of rbac.roleBindings) {
-      if (binding.metadata.namespace !== attrs.namespace) continue;
-      if (!appliesTo(subjectsOf(binding), attrs.user, attrs.namespace)) continue;
-      const ref = roleRefOf(binding);
-      const role =
-        ref.kind === 'ClusterRole'
-          ? findByName(rbac.clusterRoles, ref.name)
-          : ref.kind === 'Role'
-            ? rbac.roles.find((r) => r.metadata.namespace === attrs.namespace && r.metadata.name === ref.name)
-            : undefined;
-      if (role && rulesOf(role).some((rule) => ruleAllows(attrs, rule))) {
-        return {
-          allowed: true,
-          reason: `RBAC: allowed by RoleBinding "${binding.metadata.name ?? ''}/${attrs.namespace}" of ${ref.kind ?? ''} "${ref.name ?? ''}" to ${describe(attrs.user)}`,
-        };
-      }
-    }
-  }
-  return { allowed: false };
+  let reason: string | undefined;
+  visitRulesFor(rbac, attrs.user, attrs.namespace, (rule, { binding, ref, namespace }) => {
+    if (!ruleAllows(attrs, rule)) return true;
+    const by = namespace === undefined ? `ClusterRoleBinding "${binding.metadata.name ?? ''}"` : `RoleBinding "${binding.metadata.name ?? ''}/${namespace}"`;
+    reason = `RBAC: allowed by ${by} of ${ref.kind ?? ''} "${ref.name ?? ''}" to ${describe(attrs.user)}`;
+    return false;
+  });
+  return reason === undefined ? { allowed: false } : { allowed: true, reason };
+}
+
+/** The rules of `user` in `namespace` (kube `RBACAuthorizer.RulesFor`), for a SelfSubjectRulesReview. */
+export function rulesFor(rbac: RbacObjects, user: UserInfo, namespace: string): { rules: PolicyRule[]; evaluationError?: string } {
+  const rules: PolicyRule[] = [];
+  const errors: string[] = [];
+  visitRulesFor(rbac, user, namespace, (rule) => rules.push(rule) > 0, (e) => errors.push(e));
+  // utilerrors.NewAggregate: one error prints as itself, several as [a, b].
+  const evaluationError = errors.length === 0 ? undefined : errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+  return { rules, ...(evaluationError !== undefined ? { evaluationError } : {}) };
 }
 
 function describe(user: UserInfo): string {

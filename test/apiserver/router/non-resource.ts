@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AGGREGATED_DISCOVERY_CONTENT_TYPE, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery.ts';
+import { aggregatedDiscovery, aggregatedDiscoveryContentType, type AggregatedDiscoveryVersion, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { sendJson } from '../http-io.ts';
 import { openApiV2, openApiV2Protobuf, openApiV3GroupVersion, openApiV3Root } from '../openapi.ts';
@@ -7,15 +7,16 @@ import type { ServerContext } from '../server-context.ts';
 
 const AGGREGATED = 'as=apigroupdiscoverylist';
 
-/** True when the first acceptable media type of `Accept` is aggregated discovery v2. */
-function wantsAggregated(accept: string): boolean {
+/** The aggregated discovery version (v2, or v2beta1 which 1.32 still serves) the first media type of `Accept` asks for. */
+function wantsAggregated(accept: string): AggregatedDiscoveryVersion | undefined {
   const first = accept.split(',')[0]?.replace(/\s/g, '') ?? '';
-  return first.includes('g=apidiscovery.k8s.io') && first.includes('v=v2') && first.includes(AGGREGATED) && !first.includes('v=v2beta1');
+  if (!first.includes('g=apidiscovery.k8s.io') || !first.includes(AGGREGATED)) return undefined;
+  return first.includes('v=v2beta1') ? 'v2beta1' : first.includes('v=v2') ? 'v2' : undefined;
 }
 
 /**
  * `/api`, `/apis`, group and group-version discovery, `/version`, health checks and OpenAPI.
- * `/api` and `/apis` answer aggregated discovery (v2) when the client asks for it first, else the
+ * `/api` and `/apis` answer aggregated discovery (v2 or v2beta1) when the client asks for it first, else the
  * plain documents; a client that accepts only an aggregated type we do not serve gets 406.
  */
 export function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, path: string, serverAddress: string): void {
@@ -28,9 +29,10 @@ export function serveNonResource(ctx: ServerContext, req: IncomingMessage, res: 
     sendJson(res, 200, body);
   };
   const [p0, p1, p2, p3] = parts;
-  if ((p0 === 'api' || p0 === 'apis') && parts.length === 1 && wantsAggregated(accept)) {
-    const text = JSON.stringify(aggregatedDiscovery(ctx.registry, p0 === 'api'));
-    res.writeHead(200, { 'Content-Type': AGGREGATED_DISCOVERY_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-cache, private' });
+  const aggregated = wantsAggregated(accept);
+  if ((p0 === 'api' || p0 === 'apis') && parts.length === 1 && aggregated) {
+    const text = JSON.stringify(aggregatedDiscovery(ctx.registry, p0 === 'api', aggregated));
+    res.writeHead(200, { 'Content-Type': aggregatedDiscoveryContentType(aggregated), 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-cache, private' });
     res.end(text);
     return;
   }

@@ -3,6 +3,7 @@ import type { AuthenticatedUser } from '../auth.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { handleReview } from '../handlers/access-review.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
+import { getScale } from '../handlers/scale.ts';
 import { handleTokenRequest } from '../handlers/token-request.ts';
 import { handleWatch } from '../handlers/watch.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handlePatch, handleUpdate } from '../handlers/write.ts';
@@ -35,6 +36,7 @@ export async function serveResource(ctx: ServerContext, req: IncomingMessage, re
     return handleTokenRequest(ctx, r);
   }
   if (sub !== undefined && !['get', 'update', 'patch'].includes(info.verb)) fail(serverErrors.methodNotAllowed());
+  if (sub === 'scale' && info.verb === 'get') return getScale(ctx, r);
   if ((info.verb === 'update' || info.verb === 'patch') && info.pathName === undefined) fail(serverErrors.methodNotAllowed());
   switch (info.verb) {
     case 'get': allowed('get'); return handleGet(ctx, r);

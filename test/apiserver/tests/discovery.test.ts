@@ -32,8 +32,17 @@ describe('discovery', () => {
     expect(core.resources.find((r: any) => r.name === 'serviceaccounts/token')).toMatchObject({ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
   });
 
+  it('answers a client asking for aggregated discovery v2beta1 (kubectl 1.26-1.29) with v2beta1, as kube-apiserver 1.32 does', async () => {
+    const v2beta1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
+    const res = await api('GET', '/api', undefined, { accept: `${v2beta1},application/json` });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(v2beta1);
+    expect(res.body).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2beta1' });
+    expect(res.body.items[0].versions[0].resources.map((r: any) => r.resource)).toContain('configmaps');
+  });
+
   it('refuses with 406 a client that accepts only an aggregated version it does not serve', async () => {
-    const res = await api('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' });
+    const res = await api('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList' });
     expect(res.status).toBe(406);
   });
 

@@ -70,6 +70,18 @@ describe.skipIf(!hasKubectl)('kubectl against the test API server', () => {
     expect((await kubectl('auth', 'can-i', 'list', 'widgets', '-n', 'kubelings')).stdout.trim()).toBe('yes');
   });
 
+  it('prints the priority-1 columns of a built-in kind only with -o wide', async () => {
+    const file = join(home, 'cj.json');
+    const template = { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } };
+    await writeFile(file, JSON.stringify({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'cj-wide', namespace: 'kubelings' }, spec: { schedule: '@daily', jobTemplate: { spec: { template } } } }));
+    expect((await kubectl('create', '-f', file)).code).toBe(0);
+    const narrow = (await kubectl('get', 'cronjob', 'cj-wide', '-n', 'kubelings')).stdout.split('\n')[0];
+    expect(narrow?.split(/\s{2,}/)).toEqual(['NAME', 'SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE']);
+    const wide = (await kubectl('get', 'cronjob', 'cj-wide', '-n', 'kubelings', '-o', 'wide')).stdout.split('\n');
+    expect(wide[0]?.split(/\s{2,}/)).toEqual(['NAME', 'SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+    expect(wide[1]).toMatch(/^cj-wide\s+@daily\s+<none>\s+False\s+0\s+<none>\s+\d+s\s+c\s+busybox\s+<none>$/);
+  });
+
   it('writes a kubeconfig that trusts the server certificate', async () => {
     expect(await readFile(kubeconfig, 'utf8')).toContain('certificate-authority-data');
   });
@@ -83,5 +95,26 @@ describe.skipIf(!hasKubectl)('kubectl create of RBAC objects (protobuf bodies)',
     expect(subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'dev' }, { kind: 'ServiceAccount', name: 'op', namespace: 'kubelings' }]);
     expect((await kubectl('auth', 'can-i', 'get', 'configmaps/x', '-n', 'kubelings', '--as=dev')).stdout.trim()).toBe('yes');
     expect((await kubectl('auth', 'can-i', 'get', 'configmaps/y', '-n', 'kubelings', '--as=dev')).stdout.trim()).toBe('no');
+  });
+
+  it('issues a token with kubectl create token (protobuf TokenRequest) that authenticates as the ServiceAccount', async () => {
+    expect((await kubectl('create', 'serviceaccount', 'tok', '-n', 'kubelings')).code).toBe(0);
+    const created = await kubectl('create', 'token', 'tok', '-n', 'kubelings', '--duration=20m');
+    expect(created.stderr).toBe('');
+    const token = created.stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number; iat: number };
+    expect(claims.exp - claims.iat).toBe(1200);
+    const whoami = await kubectl('auth', 'whoami', '--token', token);
+    expect(whoami.stdout).toMatch(/^Username\s+system:serviceaccount:kubelings:tok$/m);
+    expect((await kubectl('create', 'token', 'missing', '-n', 'kubelings')).stderr).toContain('serviceaccounts "missing" not found');
+  });
+
+  it('lists what a user may do with kubectl auth can-i --list (SelfSubjectRulesReview)', async () => {
+    const res = await kubectl('auth', 'can-i', '--list', '-n', 'kubelings', '--as=dev');
+    expect(res.stderr).toBe('');
+    expect(res.stdout.split('\n')[0]).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
+    expect(res.stdout).toMatch(/^configmaps\s+\[\]\s+\[x\]\s+\[get\]$/m);
+    expect(res.stdout).toMatch(/^\s+\[\/version\]\s+\[\]\s+\[get\]$/m);
+    expect((await kubectl('auth', 'can-i', '--list', '-n', 'default', '--as=dev')).stdout).not.toMatch(/^configmaps/m);
   });
 });
