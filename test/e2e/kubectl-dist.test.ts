@@ -6,7 +6,7 @@
  * call. `kubectl apply -k dist/` works from the `Kustomization` files.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,7 +105,7 @@ describe('kubectl with dist/', () => {
     const diff = await kubectl('diff', '--server-side', '-f', DIST);
     expect(diff.stdout).toBe('');
     expect(diff.code).toBe(0);
-    const file = join(DIST, '08-deployment-backupschedule-operator.yaml');
+    const file = join(DIST, readdirSync(DIST).find((f) => f.endsWith('-deployment-backupschedule-operator.yaml')) ?? 'no Deployment file in dist/');
     const deployment = parse(readFileSync(file, 'utf8')) as { metadata: { name: string; namespace: string; annotations?: Record<string, string> }; spec: { replicas: number } };
     const { 'argocd.argoproj.io/sync-wave': dropped, ...annotations } = deployment.metadata.annotations ?? {};
     expect(dropped).toBeDefined();
