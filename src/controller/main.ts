@@ -1,20 +1,32 @@
 /**
  * Entry point of the controller image (bundled into build/controller.mjs by scripts/bundle.ts) and of
  * `npm run controller -- <flags>`. Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT; 1 if it overran its deadline) or
- * `--help`; 1 on a runtime failure (lost leadership, caches never synced, no configuration) and for the
- * `backup` subcommand, which this version does not implement; 2 on a bad flag.
+ * `--help`; 1 on a runtime failure (lost leadership, caches never synced, no configuration); 2 on a bad
+ * flag. `backup …` is the backup Job runner (src/backup/main.ts documents its exit codes).
+ *
+ * Only type imports at the top: the backup runner starts without loading the controller (its schema
+ * validator, informers, metrics), and the controller without the runner's gRPC and tar code; the
+ * bundle (esbuild) keeps dynamically imported modules lazy.
  */
-import { pino } from 'pino';
-import { KubeConfig } from '../kube/kube-config.ts';
-import { createLogger } from '../runtime/logger.ts';
-import { GracefulShutdown } from '../runtime/shutdown.ts';
-import { parseCommandLine, UsageError, USAGE, type Command } from './cli-options.ts';
-import { startOperator } from './operator.ts';
+import type { KubeConfig } from '../kube/kube-config.ts';
+import type { Command } from './cli-options.ts';
 
 /** Shutdown time beyond draining reconciles: Events, the Lease release, closing watches and servers. */
 const RELEASE_AND_CLOSE_SECONDS = 10;
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'backup') {
+    const { runBackupCli } = await import('../backup/main.ts');
+    return runBackupCli(argv.slice(1));
+  }
+  const [{ pino }, { KubeConfig }, { createLogger }, { GracefulShutdown }, { parseCommandLine, UsageError, USAGE }, { startOperator }] = await Promise.all([
+    import('pino'),
+    import('../kube/kube-config.ts'),
+    import('../runtime/logger.ts'),
+    import('../runtime/shutdown.ts'),
+    import('./cli-options.ts'),
+    import('./operator.ts'),
+  ]);
   let command: Command;
   try {
     command = parseCommandLine(argv);
@@ -27,10 +39,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command.kind === 'backup') {
-    process.stderr.write('error: the "backup" subcommand (the backup Job runner) is not implemented in this version\n');
-    return 1;
-  }
+  if (command.kind === 'backup') throw new Error('unreachable: "backup" is dispatched before the controller loads');
   const { options } = command;
   if (options.logFormat === 'text' && process.env['BKS_BUNDLED'] === '1') {
     // pino-pretty runs in a worker thread that pino resolves by file path, which a single-file bundle lacks.
