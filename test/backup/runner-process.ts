@@ -1,0 +1,95 @@
+/**
+ * Runs the backup runner the way the CronJob does: the bundle (what the image runs) as its own process
+ * with the image's V8 flags, and the container args and env of `buildCronJob(<golden input>)`, the
+ * contract's mount paths mapped onto temp directories.
+ */
+import { spawn, type SpawnOptions } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { bundleController } from '../../scripts/bundle.ts';
+import type { BackupSchedule } from '../../src/api/index.ts';
+import { DESTINATION_MOUNT_PATH, ETCD_TLS_MOUNT_PATH, SOURCE_MOUNT_PATH, TMP_MOUNT_PATH } from '../../src/build/backup-contract.ts';
+import { buildCronJob } from '../../src/build/index.ts';
+import { CONTROLLER_NODE_FLAGS } from '../../src/controller/node-flags.ts';
+
+/** Builds the image's bundle into a temp dir readable by every user (tests also run it as uid 65532). */
+export async function buildRunnerBundle(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'bks-runner-bundle-'));
+  chmodSync(dir, 0o755);
+  const outfile = join(dir, 'controller.mjs');
+  await bundleController({ outfile });
+  chmodSync(outfile, 0o644);
+  return outfile;
+}
+
+/** A golden input (test/golden/inputs), parsed. */
+export function goldenInput(file: string): BackupSchedule {
+  return parse(readFileSync(new URL(`../golden/inputs/${file}`, import.meta.url), 'utf8')) as BackupSchedule;
+}
+
+/** Where the contract's mounts live on this machine. */
+export interface Mounts {
+  readonly destination: string;
+  readonly source?: string;
+  readonly etcdTls?: string;
+  readonly tmp?: string;
+}
+
+/** The backup container's args and env of buildCronJob(schedule), mount paths replaced by `mounts`. */
+export function containerCommand(schedule: BackupSchedule, mounts: Mounts): { args: string[]; env: Record<string, string> } {
+  const container = buildCronJob(schedule).spec!.jobTemplate.spec!.template.spec!.containers[0]!;
+  const map = (value: string): string => {
+    for (const [mount, local] of [[DESTINATION_MOUNT_PATH, mounts.destination], [SOURCE_MOUNT_PATH, mounts.source], [ETCD_TLS_MOUNT_PATH, mounts.etcdTls], [TMP_MOUNT_PATH, mounts.tmp ?? tmpdir()]] as const) {
+      if (local !== undefined && (value === mount || value.startsWith(`${mount}/`) || value.includes(`=${mount}`))) return value.replace(mount, local);
+    }
+    return value;
+  };
+  const env: Record<string, string> = {};
+  for (const e of container.env ?? []) env[e.name] = map(e.value ?? '');
+  return { args: (container.args ?? []).map(map), env };
+}
+
+/** What a finished runner process did. */
+export interface RunnerResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout lines that are JSON (the pino log). */
+  readonly records: Record<string, unknown>[];
+}
+
+/** A started runner process. */
+export interface RunnerHandle {
+  readonly pid: number;
+  readonly done: Promise<RunnerResult>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Starts `node <image flags> <bundle> <args>` with only `env` (plus PATH) in its environment. */
+export function startRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: Pick<SpawnOptions, 'uid' | 'gid'> = {}): RunnerHandle {
+  const child = spawn(process.execPath, [...CONTROLLER_NODE_FLAGS, bundle, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: dirname(bundle), ...options });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<RunnerResult>((resolve) =>
+    child.once('close', (code) => {
+      const records = stdout.split('\n').flatMap((line) => {
+        try {
+          return line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : [];
+        } catch {
+          return [];
+        }
+      });
+      resolve({ code, stdout, stderr, records });
+    }),
+  );
+  return { pid: child.pid!, done, kill: (signal) => child.kill(signal) };
+}
+
+/** Runs the runner to the end. */
+export function runRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: Pick<SpawnOptions, 'uid' | 'gid'> = {}): Promise<RunnerResult> {
+  return startRunner(bundle, args, env, options).done;
+}
