@@ -47,9 +47,10 @@ describe('backup runner against a real etcd', () => {
     return dir;
   }
 
+  type EtcdSource = NonNullable<BackupSchedule['spec']['source']['etcd']>;
   function etcdSchedule(endpoints: readonly string[], keepLast?: number): BackupSchedule {
     const input = goldenInput('01-etcd-tls.yaml');
-    return { ...input, spec: { ...input.spec, source: { etcd: { ...input.spec.source.etcd!, endpoints: [...endpoints] } }, ...(keepLast ? { retention: { keepLast } } : {}) } };
+    return { ...input, spec: { ...input.spec, source: { etcd: { ...input.spec.source.etcd!, endpoints: [...endpoints] as EtcdSource['endpoints'] } }, ...(keepLast ? { retention: { keepLast } } : {}) } };
   }
 
   function run(schedule: BackupSchedule, tls: string, destination = mkdtempSync(join(work, 'dest-'))): { destination: string; args: string[]; env: Record<string, string> } {
