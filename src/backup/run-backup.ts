@@ -44,7 +44,10 @@ async function prepareDestination(dir: string): Promise<void> {
   try {
     // The contract's destination is the claim's mount plus spec.destination...path: create the path
     // below the mount like `mkdir -p`. Without the mount the read-only root file system refuses (EROFS).
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+      // mkdir -p reports a file in the way as EEXIST; the stat below words it.
+      if (err.code !== 'EEXIST') throw err;
+    });
     if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR', path: dir });
   } catch (err) {
     throw new BackupFailedError(describeIoError(`destination directory ${dir} is not usable`, err), { cause: err });
