@@ -26,6 +26,8 @@ export const OWNED_OPTIONAL_PATHS: readonly (readonly string[])[] = [
   ['spec', 'timeZone'],
   ['spec', 'startingDeadlineSeconds'],
   ['spec', 'jobTemplate', 'spec', 'activeDeadlineSeconds'],
+  ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'securityContext', 'fsGroupChangePolicy'],
+  ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'securityContext', 'supplementalGroups'],
 ];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
