@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKUP_USER_ID } from '../../src/build/backup-contract.ts';
+import { buildCronJob } from '../../src/build/index.ts';
 import { buildRunnerBundle, containerCommand, goldenInput, runRunner } from './runner-process.ts';
 
 const sh = promisify(execFile);
@@ -107,25 +108,41 @@ describe('volume backup (--source=pvc)', () => {
     expect((await runRunner(bundle, ['backup', 'verify', join(work, 'cut-20260101T000000Z.tar.gz')], {})).code).toBe(1);
   });
 
-  it('fails listing the files the Pod user cannot read, with a hint, and writes nothing', async () => {
+  /** The uid/gid buildCronJob's Pod runs as (what the kubelet would apply), when the test may switch users. */
+  function podUser(file: string): { uid?: number; gid?: number } {
+    const context = buildCronJob(goldenInput(file)).spec!.jobTemplate.spec!.template.spec!.securityContext!;
+    return isRoot ? { uid: context.runAsUser!, gid: context.runAsGroup! } : {};
+  }
+
+  it('fails listing the files the Pod user cannot read, with a hint; spec.podSecurityContext as the owner reads them', async () => {
     const source = join(work, 'source-private');
     mkdirSync(join(source, 'db'), { recursive: true });
     writeFileSync(join(source, 'README'), 'public');
     writeFileSync(join(source, 'db', 'data.db'), 'secret');
     writeFileSync(join(source, 'db', 'wal.log'), 'secret');
-    // Another user's 0600 files (as root: root's; otherwise mode 000 makes them unreadable to us too).
-    for (const f of ['db/data.db', 'db/wal.log']) chmodSync(join(source, f), isRoot ? 0o600 : 0o000);
+    // A database's 0600 files of its own uid (999, the owner golden 16 names); without root to chown,
+    // mode 000 makes them unreadable to the test's user as well.
+    for (const f of ['db/data.db', 'db/wal.log']) {
+      chmodSync(join(source, f), isRoot ? 0o600 : 0o000);
+      if (isRoot) chownSync(join(source, f), 999, 999);
+    }
     const destination = join(work, 'dest-private');
-    mkdirSync(destination);
-    if (isRoot) chownSync(destination, BACKUP_USER_ID, BACKUP_USER_ID);
+    mkdirSync(destination, { mode: 0o777 });
+    chmodSync(destination, 0o777);
     const { args, env } = command(source, destination);
-    const result = await runRunner(bundle, args, env, asPodUser);
+    const result = await runRunner(bundle, args, env, podUser('03-pvc-source.yaml'));
     expect(result.code, result.stdout + result.stderr).toBe(1);
     const err = String(result.records.at(-1)!['err']);
     expect(err).toContain('cannot read 2 path(s)');
     expect(err).toContain('db/data.db, db/wal.log');
     expect(err).toContain('spec.podSecurityContext');
     expect(readdirSync(join(destination, 'app', 'data'))).toEqual([]);
+    if (!isRoot) return;
+
+    const owner = containerCommand(goldenInput('16-pod-security-context.yaml'), { destination, source });
+    const asOwner = await runRunner(bundle, owner.args, owner.env, podUser('16-pod-security-context.yaml'));
+    expect(asOwner.code, asOwner.stdout + asOwner.stderr).toBe(0);
+    expect(asOwner.records.at(-1)).toMatchObject({ exitCode: 0, files: 3 });
   });
 
   it('fails with a clear message when the destination is not writable, leaving older backups untouched', async () => {
