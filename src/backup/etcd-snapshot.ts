@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { realClock, type Clock, type TimerHandle } from '../runtime/clock.ts';
 import { writeAll } from './file-sink.ts';
+import { SnapshotDigest, type SnapshotDigestResult } from './snapshot-verify.ts';
 import { decodeSnapshotResponse, encodeSnapshotRequest, SNAPSHOT_METHOD, type SnapshotChunk } from './etcd-rpc-proto.ts';
 
 /** TLS material read from the Secret's mount. */
@@ -37,6 +38,9 @@ export async function readEtcdTls(dir: string): Promise<EtcdTls> {
   if ((cert === undefined) !== (key === undefined)) throw new Error(`--etcd-tls-dir: ${dir} has ${cert ? 'tls.crt without tls.key' : 'tls.key without tls.crt'}`);
   return { ca: ca!, cert, key };
 }
+
+/** HTTP/2 receive window of the snapshot stream (bytes in flight from etcd). */
+export const FLOW_CONTROL_WINDOW = 2 << 20;
 
 /** gRPC target (`host:port`) and credentials of one endpoint URL. */
 export function channelFor(endpoint: string, tls: EtcdTls | undefined): { target: string; credentials: ChannelCredentials } {
@@ -84,17 +88,27 @@ function describeGrpcError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** What {@link streamSnapshot} wrote. */
+export interface StreamedSnapshot {
+  readonly bytes: number;
+  /** SHA-256 digests of exactly the bytes written (whole file, and etcd's trailer check). */
+  readonly digest: SnapshotDigestResult;
+}
+
 /**
- * Streams one snapshot from `endpoint` into `file`; resolves with the byte count once etcd ended the
- * stream with status OK. Rejects with {@link EndpointError} (connection refused, TLS failure, idle
+ * Streams one snapshot from `endpoint` into `file`, hashing the bytes as they are written; resolves
+ * once etcd ended the stream with status OK. Rejects with {@link EndpointError} (connection refused, TLS failure, idle
  * stream, a member dying mid-stream); the caller discards the file and tries the next endpoint.
  */
-export async function streamSnapshot(options: StreamSnapshotOptions): Promise<number> {
+export async function streamSnapshot(options: StreamSnapshotOptions): Promise<StreamedSnapshot> {
   const clock = options.clock ?? realClock;
   const idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
   const { target, credentials } = channelFor(options.endpoint, options.tls);
   const client = new Client(target, credentials, {
     'grpc.max_receive_message_length': 16 << 20,
+    // HTTP/2 flow-control window: with the default 64 KiB etcd waits for a window update every two
+    // chunks (a 232 MB snapshot took 2.5 s instead of 1.3-1.5 s); 2 MiB bounds what sits in memory.
+    'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     // One connection attempt per endpoint: the runner moves on to the next endpoint instead.
@@ -112,6 +126,7 @@ export async function streamSnapshot(options: StreamSnapshotOptions): Promise<nu
   };
   const onAbort = (): void => call.cancel();
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  const digest = new SnapshotDigest();
   async function* blobs(): AsyncGenerator<Buffer> {
     let first = true;
     for await (const chunk of call as AsyncIterable<SnapshotChunk>) {
@@ -121,6 +136,7 @@ export async function streamSnapshot(options: StreamSnapshotOptions): Promise<nu
         options.onTotal?.(chunk.blob.length + chunk.remainingBytes + 32);
         first = false;
       }
+      digest.update(chunk.blob);
       yield chunk.blob;
     }
   }
@@ -128,7 +144,7 @@ export async function streamSnapshot(options: StreamSnapshotOptions): Promise<nu
     armIdle();
     const written = await writeAll(options.file, blobs(), options.onBytes);
     if (written === 0) throw new Error('etcd ended the stream without sending any data');
-    return written;
+    return { bytes: written, digest: digest.digest() };
   } catch (err) {
     if (options.signal?.aborted) throw new EndpointError(options.endpoint, 'aborted (the Pod is being stopped)', { cause: err });
     if (idleFired) throw new EndpointError(options.endpoint, `no data for ${idleTimeoutMs / 1000} s; stream cancelled`, { cause: err });

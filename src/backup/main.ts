@@ -11,6 +11,10 @@ import { createLogger } from '../runtime/logger.ts';
 import { BACKUP_USAGE, BackupUsageError, parseBackupArgs, type BackupCommand } from './backup-args.ts';
 import { formatList, listBackups, verifyBackupFile } from './backup-tools.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, runBackup } from './run-backup.ts';
+import { scavengeEvery } from './v8-flags.ts';
+
+/** Copied bytes between two scavenges (src/backup/v8-flags.ts says why). */
+const SCAVENGE_EVERY_BYTES = 4 << 20;
 
 /** Runs `backup <argv…>`; `env` is the process environment. */
 export async function runBackupCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
@@ -57,7 +61,7 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
       };
       process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
       try {
-        const code = await runBackup(command, { logger, signal: abort.signal });
+        const code = await runBackup(command, { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES) });
         return abort.signal.aborted ? EXIT_FAILED : code;
       } finally {
         process.off('SIGTERM', onSignal).off('SIGINT', onSignal);

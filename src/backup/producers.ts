@@ -8,7 +8,7 @@ import type { Logger } from '../runtime/logger.ts';
 import { verifyArchive } from './archive-verify.ts';
 import type { BackupSource } from './backup-args.ts';
 import type { TempFile } from './durable-file.ts';
-import { EndpointError, readEtcdTls, streamSnapshot, type EtcdTls } from './etcd-snapshot.ts';
+import { EndpointError, readEtcdTls, streamSnapshot, type EtcdTls, type StreamedSnapshot } from './etcd-snapshot.ts';
 import { writeAll } from './file-sink.ts';
 import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import type { Progress } from './progress.ts';
@@ -34,6 +34,14 @@ export interface ProducerDependencies {
   /** Creates a fresh temp file in the destination (already worded errors). */
   readonly newTemp: () => Promise<TempFile>;
   readonly signal?: AbortSignal;
+  /** Hears of every chunk copied (the entry point's scavenger). @default none */
+  readonly onBytesCopied?: (bytes: number) => void;
+}
+
+/** Counts copied bytes for the progress line and the entry point's hook. */
+function counter(deps: ProducerDependencies): (bytes: number) => void {
+  const hook = deps.onBytesCopied;
+  return hook ? (n) => (deps.progress.add(n), hook(n)) : (n) => deps.progress.add(n);
 }
 
 /** Writes, fsyncs and verifies; discards the temp file on any failure. */
@@ -65,12 +73,13 @@ export async function produceSnapshot(source: Extract<BackupSource, { kind: 'etc
     deps.progress.reset();
     deps.logger.info({ endpoint }, 'etcd snapshot: streaming');
     try {
+      let streamed: StreamedSnapshot | undefined;
       const report = await produceInto(
         temp,
         async () => {
-          await streamSnapshot({ endpoint, tls, file: temp.handle, clock: deps.clock, onBytes: (n) => deps.progress.add(n), onTotal: (t) => deps.progress.setTotal(t), ...(deps.signal ? { signal: deps.signal } : {}) });
+          streamed = await streamSnapshot({ endpoint, tls, file: temp.handle, clock: deps.clock, onBytes: counter(deps), onTotal: (t) => deps.progress.setTotal(t), ...(deps.signal ? { signal: deps.signal } : {}) });
         },
-        () => verifySnapshot(temp.path),
+        () => verifySnapshot(temp.path, streamed?.digest),
       );
       deps.logger.info({ endpoint, size: report.size, revision: report.revision, totalKeys: report.totalKeys }, 'etcd snapshot: verified (SHA-256 trailer and bbolt structure)');
       return { temp, size: report.size, sha256: report.sha256, details: { source: 'etcd', endpoint, revision: report.revision, totalKeys: report.totalKeys } };
@@ -92,7 +101,7 @@ export async function produceArchive(source: Extract<BackupSource, { kind: 'pvc'
     throw new BackupFailedError(describeIoError(`source directory ${source.sourceDir}`, err), { cause: err });
   }
   const temp = await deps.newTemp();
-  const archive = archiveDirectory({ sourceDir: source.sourceDir, logger: deps.logger, onBytes: (n) => deps.progress.add(n) });
+  const archive = archiveDirectory({ sourceDir: source.sourceDir, logger: deps.logger, onBytes: counter(deps) });
   const signal = deps.signal;
   async function* untilAborted(): AsyncGenerator<Buffer> {
     for await (const chunk of archive.stream) {

@@ -36,6 +36,8 @@ export interface RunDependencies {
   readonly signal?: AbortSignal;
   /** Interval of progress lines. @default 5000 */
   readonly progressIntervalMs?: number;
+  /** Called with every chunk's byte count while copying. @default none */
+  readonly onBytesCopied?: (bytes: number) => void;
 }
 
 type RunCommand = Extract<BackupCommand, { kind: 'run' }>;
@@ -105,7 +107,7 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
         throw new BackupFailedError(describeIoError(`cannot create a file in ${dir}`, err), { cause: err });
       }
     };
-    const producerDeps = { logger, clock, progress, newTemp, ...(deps.signal ? { signal: deps.signal } : {}) };
+    const producerDeps = { logger, clock, progress, newTemp, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.onBytesCopied ? { onBytesCopied: deps.onBytesCopied } : {}) };
     const produced: Produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
 
     let path: string;
@@ -119,7 +121,9 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     }
     progress.stop();
     const elapsedMs = clock.now() - startedAt;
-    const summary = { file: path, size: produced.size, sha256: produced.sha256, durationSec: Math.round(elapsedMs / 100) / 10, mbPerSec: megabytesPerSecond(produced.size, elapsedMs), ...produced.details };
+    // Peak RSS of the whole run (maxRSS is in KiB): the memory limit to give the Job, from real runs.
+    const maxRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+    const summary = { file: path, size: produced.size, sha256: produced.sha256, durationSec: Math.round(elapsedMs / 100) / 10, mbPerSec: megabytesPerSecond(produced.size, elapsedMs), maxRssMiB, ...produced.details };
     if (produced.incomplete) {
       logger.error({ ...summary, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; older backups kept`);
       return EXIT_INCOMPLETE;

@@ -2,12 +2,12 @@
  * Verifies an etcd snapshot file the way etcd's restore and `etcdutl snapshot status` do: a snapshot
  * from the Maintenance.Snapshot RPC is the bbolt database followed by a 32-byte SHA-256 of it (etcd
  * checks `size % 512 == 32` and the digest before restoring); the database must open (a valid meta page)
- * and its buckets walk cleanly. One sequential read computes both the trailer check and the file's own
- * SHA-256 for the `.sha256` sidecar; memory stays at one read buffer whatever the size.
+ * and its buckets walk cleanly. One SHA-256 pass ({@link SnapshotDigest}) yields both the trailer check
+ * and the file's own digest for the `.sha256` sidecar; memory stays at one buffer whatever the size.
  */
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { BoltFormatError, PAGE_HEADER_SIZE, readBoltStats, readMeta, type PageReader } from './bbolt-format.ts';
 
 /** Length of etcd's SHA-256 trailer. */
@@ -36,8 +36,70 @@ export class SnapshotInvalidError extends Error {
   }
 }
 
-/** Verifies `path`; resolves with its figures or rejects with {@link SnapshotInvalidError}. */
-export async function verifySnapshot(path: string): Promise<SnapshotReport> {
+/** Result of a {@link SnapshotDigest}. */
+export interface SnapshotDigestResult {
+  /** Bytes seen. */
+  readonly size: number;
+  /** SHA-256 of all bytes, hex (the sidecar's). */
+  readonly sha256: string;
+  /** Whether the last 32 bytes are the SHA-256 of the bytes before them (etcd's trailer). */
+  readonly trailerMatches: boolean;
+}
+
+/**
+ * Both digests a snapshot needs in one SHA-256 pass: the bytes before a trailing 32-byte window are
+ * hashed as they come; at the end a copy of that state gives the database's digest (to compare with the
+ * window, etcd's trailer) and the same state continued over the window gives the whole file's.
+ */
+export class SnapshotDigest {
+  readonly #hash = createHash('sha256');
+  #tail = Buffer.alloc(0);
+  #size = 0;
+
+  /** Feeds the next bytes. */
+  update(chunk: Buffer): void {
+    this.#size += chunk.length;
+    if (chunk.length < SNAPSHOT_TRAILER_SIZE) {
+      const joined = Buffer.concat([this.#tail, chunk]);
+      const cut = Math.max(0, joined.length - SNAPSHOT_TRAILER_SIZE);
+      this.#hash.update(joined.subarray(0, cut));
+      this.#tail = joined.subarray(cut);
+      return;
+    }
+    // No concatenation of whole chunks: every copy of the stream is garbage for the GC to find.
+    this.#hash.update(this.#tail);
+    this.#hash.update(chunk.subarray(0, chunk.length - SNAPSHOT_TRAILER_SIZE));
+    // A copy: the caller may reuse its buffer.
+    this.#tail = Buffer.from(chunk.subarray(chunk.length - SNAPSHOT_TRAILER_SIZE));
+  }
+
+  /** Ends the pass. */
+  digest(): SnapshotDigestResult {
+    const db = this.#hash.copy().digest();
+    this.#hash.update(this.#tail);
+    return { size: this.#size, sha256: this.#hash.digest('hex'), trailerMatches: this.#tail.length === SNAPSHOT_TRAILER_SIZE && db.equals(this.#tail) };
+  }
+}
+
+async function digestFile(handle: FileHandle, size: number): Promise<SnapshotDigestResult> {
+  const digest = new SnapshotDigest();
+  const buf = Buffer.allocUnsafe(CHUNK);
+  for (let offset = 0; offset < size; ) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(CHUNK, size - offset), offset);
+    if (bytesRead === 0) break;
+    digest.update(buf.subarray(0, bytesRead));
+    offset += bytesRead;
+  }
+  return digest.digest();
+}
+
+/**
+ * Verifies `path`; resolves with its figures or rejects with {@link SnapshotInvalidError}. `digested`
+ * is what a {@link SnapshotDigest} computed over the very bytes written (the runner hashes while it
+ * streams: reading the file back right after writing it would only read the page cache); without it the
+ * file is read and hashed here (`backup verify`).
+ */
+export async function verifySnapshot(path: string, digested?: SnapshotDigestResult): Promise<SnapshotReport> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
@@ -45,6 +107,7 @@ export async function verifySnapshot(path: string): Promise<SnapshotReport> {
     if (size % 512 !== SNAPSHOT_TRAILER_SIZE || dbSize < 2 * 512) {
       throw new SnapshotInvalidError(path, `size ${size} is not a bbolt database plus etcd's 32-byte SHA-256 trailer (size % 512 must be 32): truncated or not from Maintenance.Snapshot`);
     }
+    if (digested !== undefined && digested.size !== size) throw new SnapshotInvalidError(path, `${digested.size} bytes were written but the file has ${size}`);
     const head = Buffer.alloc(Math.min(dbSize, 65536 * 2));
     await handle.read(head, 0, head.length, 0);
     const meta = readMeta(head);
@@ -52,22 +115,8 @@ export async function verifySnapshot(path: string): Promise<SnapshotReport> {
     if (BigInt(dbSize) < meta.pageCount * BigInt(meta.pageSize)) {
       throw new SnapshotInvalidError(path, `database is ${dbSize} bytes but its meta page counts ${meta.pageCount} pages of ${meta.pageSize}: truncated`);
     }
-
-    const fileHash = createHash('sha256');
-    const dbHash = createHash('sha256');
-    const buf = Buffer.allocUnsafe(CHUNK);
-    const trailer = Buffer.alloc(SNAPSHOT_TRAILER_SIZE);
-    for (let offset = 0; offset < size; ) {
-      const { bytesRead } = await handle.read(buf, 0, Math.min(CHUNK, size - offset), offset);
-      if (bytesRead === 0) throw new SnapshotInvalidError(path, `file shrank while being read (at byte ${offset})`);
-      const chunk = buf.subarray(0, bytesRead);
-      fileHash.update(chunk);
-      const dbPart = Math.max(0, Math.min(bytesRead, dbSize - offset));
-      dbHash.update(chunk.subarray(0, dbPart));
-      chunk.copy(trailer, Math.max(0, offset + dbPart - dbSize), dbPart);
-      offset += bytesRead;
-    }
-    if (!dbHash.digest().equals(trailer)) throw new SnapshotInvalidError(path, 'the SHA-256 trailer does not match the database: corrupted in transit or on disk');
+    const digest = digested ?? (await digestFile(handle, size));
+    if (!digest.trailerMatches) throw new SnapshotInvalidError(path, 'the SHA-256 trailer does not match the database: corrupted in transit or on disk');
 
     // Synchronous positioned reads: a walk of a large database reads tens of thousands of page headers
     // from the page cache, where a thread-pool round trip per read would cost more than the read.
@@ -91,7 +140,7 @@ export async function verifySnapshot(path: string): Promise<SnapshotReport> {
       if (err instanceof BoltFormatError) throw new SnapshotInvalidError(path, err.message, { cause: err });
       throw err;
     }
-    return { size, sha256: fileHash.digest('hex'), revision: stats.revision, totalKeys: stats.totalKeys, pageSize: meta.pageSize };
+    return { size, sha256: digest.sha256, revision: stats.revision, totalKeys: stats.totalKeys, pageSize: meta.pageSize };
   } finally {
     await handle.close();
   }

@@ -16,6 +16,8 @@ const RELEASE_AND_CLOSE_SECONDS = 10;
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'backup') {
+    // Before the runner's modules load and get hot (src/backup/v8-flags.ts says why).
+    (await import('../backup/v8-flags.ts')).applyRunnerV8Flags();
     const { runBackupCli } = await import('../backup/main.ts');
     return runBackupCli(argv.slice(1));
   }
