@@ -4,11 +4,14 @@
  * `--help`; 1 on a runtime failure (lost leadership, caches never synced, no configuration); 2 on a bad
  * flag. `backup …` is the backup Job runner (src/backup/main.ts documents its exit codes).
  *
- * Only type imports at the top: the backup runner starts without loading the controller (its schema
- * validator, informers, metrics), and the controller without the runner's gRPC and tar code; the
- * bundle (esbuild) keeps dynamically imported modules lazy.
+ * Only light modules at the top (logging, shutdown): the backup runner starts without loading the
+ * controller (its schema validator, informers, metrics), and the controller without the runner's gRPC
+ * and tar code; the bundle (scripts/bundle.ts) puts each behind its own chunks.
  */
+import { pino } from 'pino';
 import type { KubeConfig } from '../kube/kube-config.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { GracefulShutdown } from '../runtime/shutdown.ts';
 import type { Command } from './cli-options.ts';
 
 /** Shutdown time beyond draining reconciles: Events, the Lease release, closing watches and servers. */
@@ -21,11 +24,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runBackupCli } = await import('../backup/main.ts');
     return runBackupCli(argv.slice(1));
   }
-  const [{ pino }, { KubeConfig }, { createLogger }, { GracefulShutdown }, { parseCommandLine, UsageError, USAGE }, { startOperator }] = await Promise.all([
-    import('pino'),
+  const [{ KubeConfig }, { parseCommandLine, UsageError, USAGE }, { startOperator }] = await Promise.all([
     import('../kube/kube-config.ts'),
-    import('../runtime/logger.ts'),
-    import('../runtime/shutdown.ts'),
     import('./cli-options.ts'),
     import('./operator.ts'),
   ]);
