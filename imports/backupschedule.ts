@@ -191,76 +191,11 @@ export interface BackupPodSecurityContext {
   /**
    * Additional GIDs of the backup process, e.g. the group that may read the source volume's files.
    *
-   * @maxItems 16
+   * @maxItems 32
    *
    * Items: A GID.
    */
-  supplementalGroups?:
-    | []
-    | [number]
-    | [number, number]
-    | [number, number, number]
-    | [number, number, number, number]
-    | [number, number, number, number, number]
-    | [number, number, number, number, number, number]
-    | [number, number, number, number, number, number, number]
-    | [number, number, number, number, number, number, number, number]
-    | [number, number, number, number, number, number, number, number, number]
-    | [number, number, number, number, number, number, number, number, number, number]
-    | [number, number, number, number, number, number, number, number, number, number, number]
-    | [number, number, number, number, number, number, number, number, number, number, number, number]
-    | [number, number, number, number, number, number, number, number, number, number, number, number, number]
-    | [
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number
-      ]
-    | [
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number
-      ]
-    | [
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number,
-        number
-      ];
+  supplementalGroups?: number[];
 }
 /**
  * Observed state, written only by the controller through the status subresource.

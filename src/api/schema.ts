@@ -313,7 +313,7 @@ export const backupScheduleSchema: SchemaNode = {
             },
             supplementalGroups: {
               type: 'array',
-              maxItems: 16,
+              maxItems: 32,
               'x-kubernetes-list-type': 'set',
               description: 'Additional GIDs of the backup process, e.g. the group that may read the source volume\'s files.',
               items: { type: 'integer', format: 'int64', minimum: 0, maximum: 2147483647, description: 'A GID.' },
