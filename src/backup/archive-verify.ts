@@ -28,8 +28,14 @@ export class ArchiveInvalidError extends Error {
   }
 }
 
+/** Options of {@link verifyArchive}. */
+export interface VerifyArchiveOptions {
+  /** Hears of every compressed chunk read (the runner's scavenger). @default none */
+  readonly onBytes?: (bytes: number) => void;
+}
+
 /** Reads `path` through gunzip and a tar parser; rejects with {@link ArchiveInvalidError}. */
-export async function verifyArchive(path: string): Promise<ArchiveReport> {
+export async function verifyArchive(path: string, options: VerifyArchiveOptions = {}): Promise<ArchiveReport> {
   const { size } = await stat(path);
   const hash = createHash('sha256');
   let entries = 0;
@@ -42,6 +48,7 @@ export async function verifyArchive(path: string): Promise<ArchiveReport> {
   const hasher = new Transform({
     transform(chunk: Buffer, _enc, done) {
       hash.update(chunk);
+      options.onBytes?.(chunk.length);
       done(null, chunk);
     },
   });

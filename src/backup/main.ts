@@ -52,6 +52,9 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
       }
     }
     case 'run': {
+      // grpc-js sets the TLS server name to the endpoint's host, and Node prints a DEP0123 warning when
+      // that is an IP address (etcd endpoints usually are): a non-JSON line in every backup's log.
+      process.noDeprecation = true;
       // Synchronous writes: a handful of lines per run, and none may be lost when the process exits.
       const logger = createLogger({ base: { name: 'backup', schedule: command.schedule, ...(command.namespace ? { namespace: command.namespace } : {}) }, destination: pino.destination({ dest: 1, sync: true }) });
       const abort = new AbortController();

@@ -126,7 +126,7 @@ export async function produceArchive(source: Extract<BackupSource, { kind: 'pvc'
         );
       }
     },
-    async () => ({ result: await archive.result, report: await verifyArchive(temp.path) }),
+    async () => ({ result: await archive.result, report: await verifyArchive(temp.path, deps.onBytesCopied ? { onBytes: deps.onBytesCopied } : {}) }),
   );
   const { result, report } = outcome;
   const details = { source: 'pvc', files: result.files, directories: result.directories, symlinks: result.symlinks, contentBytes: result.bytes, vanished: result.vanished.length, changed: result.changed.length, skipped: result.skipped.length };

@@ -107,6 +107,7 @@ async function addFile(pack: Pack, full: string, rel: string, walk: Walk, option
           done += zeros.length;
           continue;
         }
+        // A copy: `buf` is read into again while the tar stream may still hold this chunk.
         await write(entry, Buffer.from(buf.subarray(0, bytesRead)));
         done += bytesRead;
         options.onBytes?.(bytesRead);
