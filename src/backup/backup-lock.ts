@@ -19,9 +19,13 @@ export interface LockOptions {
   readonly dir: string;
   /** The lock file's name in `dir`. */
   readonly name: string;
-  /** How often the holder refreshes the lock's mtime. @default 10_000 */
+  /** How often the holder refreshes the lock's mtime. @default 5_000 */
   readonly heartbeatMs?: number;
-  /** Age of the mtime after which a lock counts as abandoned. @default 120_000 */
+  /**
+   * Age of the mtime after which a lock counts as abandoned. Short enough that the Job's own retry of
+   * an OOM-killed run (backoff 10 s, 20 s, 40 s…) gets through, long enough for six missed heartbeats.
+   * @default 30_000
+   */
   readonly staleMs?: number;
   /** @default realClock */
   readonly clock?: Clock;
@@ -36,8 +40,8 @@ export interface HeldLock {
 
 /** The lock is held by a live run. */
 export class LockBusyError extends Error {
-  constructor(readonly path: string, readonly holder: string) {
-    super(`another backup of this schedule is running (lock ${path} held by ${holder}); not starting a second writer`);
+  constructor(readonly path: string, readonly holder: string, staleSeconds: number) {
+    super(`another backup of this schedule is running (lock ${path} held by ${holder}); not starting a second writer (a lock untouched for ${staleSeconds} s is taken over)`);
     this.name = 'LockBusyError';
   }
 }
@@ -48,8 +52,8 @@ export class LockBusyError extends Error {
  */
 export async function acquireLock(options: LockOptions): Promise<HeldLock & { readonly tookOverStale: string | undefined }> {
   const clock = options.clock ?? realClock;
-  const heartbeatMs = options.heartbeatMs ?? 10_000;
-  const staleMs = options.staleMs ?? 120_000;
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const staleMs = options.staleMs ?? 30_000;
   const path = join(options.dir, options.name);
   const holder = `${hostname()} pid ${process.pid} since ${new Date(clock.now()).toISOString()}`;
   let tookOverStale: string | undefined;
@@ -71,7 +75,7 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
         await unlink(path).catch(() => undefined);
         continue;
       }
-      throw new LockBusyError(path, current?.holder ?? 'a run that just finished');
+      throw new LockBusyError(path, current?.holder ?? 'a run that just finished', staleMs / 1000);
     }
   }
   let timer: TimerHandle | undefined;

@@ -36,6 +36,18 @@ describe('acquireLock', () => {
     await lock.release();
   });
 
+  it.each([
+    [29_000, 'busy'],
+    [31_000, 'taken over'],
+  ])('by default treats a lock untouched for %i ms as %s', async (ageMs, outcome) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-lock-'));
+    writeFileSync(join(dir, '.s.lock'), 'other pid 9\n');
+    const clock = new FakeClock(statSync(join(dir, '.s.lock')).mtimeMs + ageMs);
+    const attempt = acquireLock({ dir, name: '.s.lock', clock });
+    if (outcome === 'busy') await expect(attempt).rejects.toThrow(/held by other pid 9\); not starting a second writer \(a lock untouched for 30 s is taken over\)/);
+    else await (await attempt).release();
+  });
+
   it('keeps a held lock fresh: the heartbeat touches its mtime', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bks-lock-'));
     const clock = new FakeClock(Date.now() + 3_600_000);

@@ -149,26 +149,47 @@ describe('backup runner against a real etcd', () => {
     expect(readdirSync(join(destination, 'nightly'))).toEqual([]);
   });
 
-  it('fails with exit 1 and leaves no final file when etcd dies mid-snapshot', async () => {
-    const big = await harness.start({ certs });
-    // ~40 MB: far more than the loopback socket buffers hold, so the stream is cut while data flows.
-    await writeKeys(harness, big, certs, 1300, { prefix: 'big/', valueBytes: 30_000, parallel: 2, batch: 40 });
-    const { destination, args, env } = run(etcdSchedule([big.endpoint]), tlsMount(certs.ca, certs));
-    const dir = join(destination, 'nightly');
-    const runner = startRunner(bundle, args, env);
-    // Freeze the runner once its temp file holds data, kill etcd, then let the runner go on.
-    for (;;) {
-      const temp = existsSync(dir) ? readdirSync(dir).find((f) => f.includes('.partial-')) : undefined;
-      if (temp && statSync(join(dir, temp), { throwIfNoEntry: false })?.size) break;
-      await new Promise((r) => setTimeout(r, 2));
+  describe('on a ~40 MB database (far more than loopback socket buffers hold, so a cut lands mid-stream)', () => {
+    let big: EtcdMember;
+
+    beforeAll(async () => {
+      big = await harness.start({ certs });
+      await writeKeys(harness, big, certs, 1300, { prefix: 'big/', valueBytes: 30_000, parallel: 2, batch: 40 });
+    }, 120_000);
+
+    /** Starts the runner and freezes it (SIGSTOP) once its temp file holds data. */
+    async function frozenMidStream(): Promise<{ runner: ReturnType<typeof startRunner>; dir: string }> {
+      const { destination, args, env } = run(etcdSchedule([big.endpoint]), tlsMount(certs.ca, certs));
+      const dir = join(destination, 'nightly');
+      const runner = startRunner(bundle, args, env);
+      for (;;) {
+        const temp = existsSync(dir) ? readdirSync(dir).find((f) => f.includes('.partial-')) : undefined;
+        if (temp && statSync(join(dir, temp), { throwIfNoEntry: false })?.size) break;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      runner.kill('SIGSTOP');
+      return { runner, dir };
     }
-    runner.kill('SIGSTOP');
-    await harness.kill(big);
-    runner.kill('SIGCONT');
-    const result = await runner.done;
-    expect(result.code, result.stdout).toBe(1);
-    expect(String(result.records.at(-1)!['err'])).toContain(big.endpoint);
-    expect(readdirSync(dir)).toEqual([]);
+
+    it('stops on SIGTERM (activeDeadlineSeconds, Pod deletion) with exit 1, removing its temp file and lock', async () => {
+      const { runner, dir } = await frozenMidStream();
+      runner.kill('SIGTERM');
+      runner.kill('SIGCONT');
+      const result = await runner.done;
+      expect(result.code, result.stdout).toBe(1);
+      expect(result.records.some((r) => r['msg'] === 'stopping: removing the unfinished backup' && r['signal'] === 'SIGTERM')).toBe(true);
+      expect(readdirSync(dir)).toEqual([]);
+    });
+
+    it('fails with exit 1 and leaves no final file when etcd dies mid-snapshot', async () => {
+      const { runner, dir } = await frozenMidStream();
+      await harness.kill(big);
+      runner.kill('SIGCONT');
+      const result = await runner.done;
+      expect(result.code, result.stdout).toBe(1);
+      expect(String(result.records.at(-1)!['err'])).toContain(big.endpoint);
+      expect(readdirSync(dir)).toEqual([]);
+    });
   });
 
   it('prunes only its own oldest backups (and their sidecars) in a directory shared with other schedules', async () => {
