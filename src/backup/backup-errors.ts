@@ -5,6 +5,7 @@
 
 const HINTS: Readonly<Record<string, string>> = {
   ENOSPC: 'the destination volume is full',
+  EFBIG: 'the destination refuses a file this large (file size limit)',
   EDQUOT: 'the destination volume quota is exhausted',
   EROFS: 'the destination is mounted read-only',
   EACCES: 'permission denied (the backup runs as a non-root user; check the volume\'s owner/mode or spec.podSecurityContext)',

@@ -65,14 +65,29 @@ function header(name: string, st: Stats, extra: Partial<Headers>): Headers {
   return { name, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, mtime: st.mtime, ...extra };
 }
 
-/** Writes `buf` to a tar entry, waiting for 'drain' when the pack is backed up. */
+/** Writes `buf` to a tar entry, waiting for 'drain' when the pack is backed up; rejects if it closes. */
 function write(entry: Sink, buf: Buffer): Promise<void> {
-  return entry.write(buf) ? Promise.resolve() : new Promise((resolve) => entry.once('drain', () => resolve()));
+  if (entry.write(buf)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const settle = (err?: Error): void => {
+      entry.off('drain', onDrain);
+      entry.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = (): void => settle();
+    // The consumer stopped (a write error downstream destroyed the pipeline): stop reading the file.
+    const onClose = (): void => settle(new Error('archive stream closed'));
+    entry.on('drain', onDrain);
+    entry.on('close', onClose);
+  });
 }
 
 function endEntry(pack: Pack, headers: Headers, body?: (entry: Sink) => Promise<void>): Promise<void> {
   return new Promise((resolve, reject) => {
     const entry = pack.entry(headers, (err) => (err ? reject(err) : resolve()));
+    // Without a listener an entry destroyed with the pipeline would crash the process.
+    entry.on('error', reject);
     if (!body) return;
     body(entry).then(() => entry.end(undefined), (err: unknown) => {
       entry.destroy(err as Error);
@@ -189,6 +204,8 @@ export function archiveDirectory(options: ArchiveOptions): { readonly stream: As
   const walk: Walk = { files: 0, directories: 0, symlinks: 0, bytes: 0, vanished: [], changed: [], skipped: [], unreadable: [] };
   pack.pipe(gzip);
   pack.on('error', (err: Error) => gzip.destroy(err));
+  // The consumer gave up (disk full, SIGTERM): tear the tar side down so the walk ends at once.
+  gzip.on('close', () => pack.destroy());
   const result = addTree(pack, options.sourceDir, '', walk, options).then(
     () => {
       pack.finalize();

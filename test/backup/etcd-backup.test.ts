@@ -192,6 +192,15 @@ describe('backup runner against a real etcd', () => {
     });
   });
 
+  it('stops at once with exit 1 when the destination refuses bytes (not an endpoint failure: no retry elsewhere)', async () => {
+    const { destination, args, env } = run(etcdSchedule([etcd.endpoint, etcd.endpoint]), tlsMount(certs.ca, certs));
+    const result = await runRunner(bundle, args, env, { fileSizeLimitKiB: 64 });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(String(result.records.at(-1)!['err'])).toMatch(/etcd snapshot: cannot write it: the destination refuses a file this large .*EFBIG/);
+    expect(result.records.filter((r) => r['msg'] === 'etcd snapshot: streaming')).toHaveLength(1);
+    expect(readdirSync(join(destination, 'nightly'))).toEqual([]);
+  });
+
   it('prunes only its own oldest backups (and their sidecars) in a directory shared with other schedules', async () => {
     const destination = mkdtempSync(join(work, 'dest-'));
     const dir = join(destination, 'nightly');

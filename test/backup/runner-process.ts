@@ -67,9 +67,22 @@ export interface RunnerHandle {
   kill(signal: NodeJS.Signals): void;
 }
 
+/** How to start the runner process. */
+export interface RunnerOptions extends Pick<SpawnOptions, 'uid' | 'gid'> {
+  /**
+   * RLIMIT_FSIZE in KiB, with SIGXFSZ ignored: a write past it fails with EFBIG, the way a full volume
+   * refuses bytes (ENOSPC), without privileges to mount a small file system. @default none
+   */
+  readonly fileSizeLimitKiB?: number;
+}
+
 /** Starts `node <image flags> <bundle> <args>` with only `env` (plus PATH) in its environment. */
-export function startRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: Pick<SpawnOptions, 'uid' | 'gid'> = {}): RunnerHandle {
-  const child = spawn(process.execPath, [...CONTROLLER_NODE_FLAGS, bundle, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: dirname(bundle), ...options });
+export function startRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: RunnerOptions = {}): RunnerHandle {
+  const { fileSizeLimitKiB, ...ids } = options;
+  const argv = [...CONTROLLER_NODE_FLAGS, bundle, ...args];
+  // bash: `ulimit -f` counts 1024-byte blocks; an ignored signal stays ignored across exec.
+  const [file, fileArgs] = fileSizeLimitKiB === undefined ? [process.execPath, argv] : ['bash', ['-c', `trap '' XFSZ; ulimit -f ${fileSizeLimitKiB}; exec "$0" "$@"`, process.execPath, ...argv]];
+  const child = spawn(file, fileArgs, { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: dirname(bundle), ...ids });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -90,6 +103,6 @@ export function startRunner(bundle: string, args: readonly string[], env: Record
 }
 
 /** Runs the runner to the end. */
-export function runRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: Pick<SpawnOptions, 'uid' | 'gid'> = {}): Promise<RunnerResult> {
+export function runRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: RunnerOptions = {}): Promise<RunnerResult> {
   return startRunner(bundle, args, env, options).done;
 }

@@ -163,6 +163,21 @@ describe('volume backup (--source=pvc)', () => {
     expect(readFileSync(join(destination, 'app', 'data', 'data-pvc-20260101T000000Z.tar.gz'), 'utf8')).toBe('older backup');
   });
 
+  it('fails with a clear message when the destination refuses more bytes, removing its temp file and leaving older backups untouched', async () => {
+    const source = join(work, 'source-big');
+    mkdirSync(source);
+    writeFileSync(join(source, 'random.bin'), randomBytes(3 << 20));
+    const destination = join(work, 'dest-full');
+    mkdirSync(join(destination, 'app', 'data'), { recursive: true });
+    writeFileSync(join(destination, 'app', 'data', 'data-pvc-20260101T000000Z.tar.gz'), 'older backup');
+    const { args, env } = command(source, destination);
+    const result = await runRunner(bundle, args, env, { fileSizeLimitKiB: 1024 });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(String(result.records.at(-1)!['err'])).toMatch(/volume archive: the destination refuses a file this large .*EFBIG/);
+    expect(readdirSync(join(destination, 'app', 'data'))).toEqual(['data-pvc-20260101T000000Z.tar.gz']);
+    expect(readFileSync(join(destination, 'app', 'data', 'data-pvc-20260101T000000Z.tar.gz'), 'utf8')).toBe('older backup');
+  });
+
   it('fails with a clear message when the destination directory cannot exist (a file is in the way)', async () => {
     const source = join(work, 'source-small2');
     mkdirSync(source);
