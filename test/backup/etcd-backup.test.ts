@@ -193,7 +193,8 @@ describe('backup runner against a real etcd', () => {
   });
 
   it('stops at once with exit 1 when the destination refuses bytes (not an endpoint failure: no retry elsewhere)', async () => {
-    const { destination, args, env } = run(etcdSchedule([etcd.endpoint, etcd.endpoint]), tlsMount(certs.ca, certs));
+    // The same member under its other name (the certificate has both): a second endpoint that works.
+    const { destination, args, env } = run(etcdSchedule([etcd.endpoint, etcd.endpoint.replace('127.0.0.1', 'localhost')]), tlsMount(certs.ca, certs));
     const result = await runRunner(bundle, args, env, { fileSizeLimitKiB: 64 });
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(String(result.records.at(-1)!['err'])).toMatch(/etcd snapshot: cannot write it: the destination refuses a file this large .*EFBIG/);
