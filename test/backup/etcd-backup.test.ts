@@ -162,7 +162,10 @@ describe('backup runner against a real etcd', () => {
       const { destination, args, env } = run(etcdSchedule([big.endpoint]), tlsMount(certs.ca, certs));
       const dir = join(destination, 'nightly');
       const runner = startRunner(bundle, args, env);
+      let exited = false;
+      void runner.done.then(() => (exited = true));
       for (;;) {
+        if (exited) throw new Error(`the runner finished before it could be stopped mid-stream: ${(await runner.done).stdout}`);
         const temp = existsSync(dir) ? readdirSync(dir).find((f) => f.includes('.partial-')) : undefined;
         if (temp && statSync(join(dir, temp), { throwIfNoEntry: false })?.size) break;
         await new Promise((r) => setTimeout(r, 2));
