@@ -1,11 +1,12 @@
 /**
- * The subset of etcd's `api/etcdserverpb/rpc.proto` (v3.4, Apache-2.0) the runner calls:
- * Maintenance.Snapshot. Kept as source text so the single-file bundle carries it (no .proto file to
- * find at run time); field numbers and names are etcd's, so the wire format is exactly etcd's.
+ * The subset of etcd's `api/etcdserverpb/rpc.proto` (v3.4, Apache-2.0) the runner calls,
+ * Maintenance.Snapshot, and its wire format. The two messages are decoded here directly: SnapshotRequest
+ * is empty and SnapshotResponse is three fields, while loading protobufjs for them cost 45 ms of every
+ * start (its `long` dependency compiles a WebAssembly module) and memory the runner counts.
+ * test/backup/etcd-rpc-proto.test.ts checks this decoder against protobufjs on {@link ETCD_SNAPSHOT_PROTO}.
  */
-import protobuf from 'protobufjs';
 
-/** The proto source (package etcdserverpb). */
+/** The proto source (package etcdserverpb), field numbers and names exactly etcd's. */
 export const ETCD_SNAPSHOT_PROTO = `
 syntax = "proto3";
 package etcdserverpb;
@@ -43,23 +44,64 @@ export interface SnapshotChunk {
   readonly blob: Buffer;
 }
 
-const root = protobuf.parse(ETCD_SNAPSHOT_PROTO, { keepCase: false }).root;
-const requestType = root.lookupType('etcdserverpb.SnapshotRequest');
-const responseType = root.lookupType('etcdserverpb.SnapshotResponse');
-const EMPTY_REQUEST = Buffer.from(requestType.encode(requestType.create({})).finish());
+const EMPTY = Buffer.alloc(0);
 
-/** Serializes the (empty) SnapshotRequest. */
+/** Serializes the (empty) SnapshotRequest: a message without fields is zero bytes. */
 export function encodeSnapshotRequest(): Buffer {
-  return EMPTY_REQUEST;
+  return EMPTY;
 }
 
-/** Decodes a SnapshotResponse; the blob is a view of `bytes`, not a copy. */
+/** A protobuf message that does not parse. */
+export class ProtobufDecodeError extends Error {
+  constructor(message: string) {
+    super(`SnapshotResponse: ${message}`);
+    this.name = 'ProtobufDecodeError';
+  }
+}
+
+/** Reads a base-128 varint at `at`; returns [value, next offset]. Exact up to 2^53. */
+function varint(bytes: Buffer, at: number): [number, number] {
+  let value = 0;
+  let scale = 1;
+  for (let i = at; i < bytes.length && i < at + 10; i++) {
+    const byte = bytes[i]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return [value, i + 1];
+    scale *= 128;
+  }
+  throw new ProtobufDecodeError(`truncated varint at byte ${at}`);
+}
+
+/**
+ * Decodes a SnapshotResponse; the blob is a view of `bytes`, not a copy. Unknown fields are skipped, as
+ * protobuf requires, so a newer etcd's additions (3.6 adds `version`) do not break the stream.
+ */
 export function decodeSnapshotResponse(bytes: Buffer): SnapshotChunk {
-  const message = responseType.decode(bytes) as unknown as { remainingBytes?: number | { toNumber(): number }; blob?: Uint8Array };
-  const remaining = message.remainingBytes;
-  const blob = message.blob ?? new Uint8Array();
-  return {
-    remainingBytes: typeof remaining === 'number' ? remaining : (remaining?.toNumber() ?? 0),
-    blob: Buffer.isBuffer(blob) ? blob : Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength),
-  };
+  let remainingBytes = 0;
+  let blob: Buffer = EMPTY;
+  let at = 0;
+  while (at < bytes.length) {
+    const [key, afterKey] = varint(bytes, at);
+    const field = Math.floor(key / 8);
+    const wire = key % 8;
+    at = afterKey;
+    if (wire === 0) {
+      const [value, next] = varint(bytes, at);
+      if (field === 2) remainingBytes = value;
+      at = next;
+    } else if (wire === 2) {
+      const [length, start] = varint(bytes, at);
+      if (start + length > bytes.length) throw new ProtobufDecodeError(`field ${field} runs past the message (${length} bytes at ${start} of ${bytes.length})`);
+      if (field === 3) blob = bytes.subarray(start, start + length);
+      at = start + length;
+    } else if (wire === 1) {
+      at += 8;
+    } else if (wire === 5) {
+      at += 4;
+    } else {
+      throw new ProtobufDecodeError(`unsupported wire type ${wire} (field ${field})`);
+    }
+  }
+  if (at > bytes.length) throw new ProtobufDecodeError('truncated fixed-width field');
+  return { remainingBytes, blob };
 }
