@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EtcdHarness, makeCerts, requireEtcd, writeKeys } from '../test/backup/etcd-harness.ts';
 import { buildRunnerBundle, runRunner } from '../test/backup/runner-process.ts';
@@ -23,8 +23,10 @@ const repeat = Number(values.repeat ?? '3');
 
 requireEtcd();
 const harness = new EtcdHarness();
+let bundle: string | undefined;
 try {
-  const [bundle, certs] = await Promise.all([buildRunnerBundle(), makeCerts(join(harness.root, 'pki'))]);
+  const certs = await makeCerts(join(harness.root, 'pki'));
+  bundle = await buildRunnerBundle();
   const etcd = await harness.start({ certs, quotaBytes: 8 * 1024 ** 3 });
   // 100 KB values, 10 per transaction (1 MB, under etcd's 1.5 MiB request limit).
   const fillStarted = performance.now();
@@ -98,4 +100,5 @@ try {
   }));
 } finally {
   await harness.stopAll();
+  if (bundle) rmSync(dirname(bundle), { recursive: true, force: true });
 }

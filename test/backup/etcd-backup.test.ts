@@ -5,8 +5,8 @@
  * commands, read from the README) into a second etcd that must serve every key back.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackupSchedule } from '../../src/api/index.ts';
@@ -67,6 +67,7 @@ describe('backup runner against a real etcd', () => {
 
   afterAll(async () => {
     await harness.stopAll();
+    if (bundle) rmSync(dirname(bundle), { recursive: true, force: true });
   });
 
   it('writes a verified 0600 snapshot with the args of buildCronJob, and etcdctl restores every key into a second etcd', async () => {

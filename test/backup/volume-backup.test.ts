@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,7 @@ describe('volume backup (--source=pvc)', () => {
 
   afterAll(() => {
     rmSync(work, { recursive: true, force: true });
+    if (bundle) rmSync(dirname(bundle), { recursive: true, force: true });
   });
 
   function command(source: string, destination: string): { args: string[]; env: Record<string, string> } {
