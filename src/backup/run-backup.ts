@@ -121,9 +121,11 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     }
     progress.stop();
     const elapsedMs = clock.now() - startedAt;
-    // Peak RSS of the whole run (maxRSS is in KiB): the memory limit to give the Job, from real runs.
-    const maxRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
-    const summary = { file: path, size: produced.size, sha256: produced.sha256, durationSec: Math.round(elapsedMs / 100) / 10, mbPerSec: megabytesPerSecond(produced.size, elapsedMs), maxRssMiB, ...produced.details };
+    // Peak RSS (maxRSS is in KiB) and CPU time of the whole run: the Job's resources, from real runs.
+    const usage = process.resourceUsage();
+    const maxRssMiB = Math.round(usage.maxRSS / 1024);
+    const cpuSec = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1e4) / 100;
+    const summary = { file: path, size: produced.size, sha256: produced.sha256, durationSec: Math.round(elapsedMs / 100) / 10, mbPerSec: megabytesPerSecond(produced.size, elapsedMs), maxRssMiB, cpuSec, ...produced.details };
     if (produced.incomplete) {
       logger.error({ ...summary, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; older backups kept`);
       return EXIT_INCOMPLETE;
