@@ -4,8 +4,9 @@
  *
  * Why: the runner's hot loop is a few functions per 32 KiB chunk (gRPC framing, protobuf decoding, a
  * writev); the bytes themselves go through native code (sockets, SHA-256, zlib, file writes). V8's
- * optimizing compilers (Maglev, TurboFan) gain little there (wall time within noise on a 232 MB
- * snapshot), but their compilation zones raised the runner's peak RSS by 8-15 MiB (Node 24, the bundle).
+ * optimizing compilers (Maglev, TurboFan) gain little there (CPU time within noise on a 209 MB
+ * snapshot), but their compilation zones raised the runner's peak RSS by 8-15 MiB (Node 24, the bundle:
+ * 93-99 MiB with them, 84-86 without).
  * Sparkplug (baseline code, no optimization zones) stays on. Both flags only steer future compilation,
  * so setting them after start is safe.
  */
