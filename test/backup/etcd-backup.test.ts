@@ -159,9 +159,10 @@ describe('backup runner against a real etcd', () => {
     }, 120_000);
 
     /** Starts the runner and freezes it (SIGSTOP) once its temp file holds data. */
-    async function frozenMidStream(): Promise<{ runner: ReturnType<typeof startRunner>; dir: string }> {
-      const { destination, args, env } = run(etcdSchedule([big.endpoint]), tlsMount(certs.ca, certs));
-      const dir = join(destination, 'nightly');
+    async function frozenMidStream(destination?: string): Promise<{ runner: ReturnType<typeof startRunner>; dir: string; args: string[]; env: Record<string, string> }> {
+      const { args, env } = run(etcdSchedule([big.endpoint]), tlsMount(certs.ca, certs), destination ?? mkdtempSync(join(work, 'dest-')));
+      const destinationDir = args.find((a) => a.startsWith('--destination-dir='))!.slice('--destination-dir='.length);
+      const dir = destinationDir;
       const runner = startRunner(bundle, args, env);
       let exited = false;
       void runner.done.then(() => (exited = true));
@@ -172,8 +173,20 @@ describe('backup runner against a real etcd', () => {
         await new Promise((r) => setTimeout(r, 2));
       }
       runner.kill('SIGSTOP');
-      return { runner, dir };
+      return { runner, dir, args, env };
     }
+
+    it('lets only one of two simultaneous runs of a schedule write: the second fails cleanly, the first completes', async () => {
+      const first = await frozenMidStream();
+      const second = await runRunner(bundle, first.args, first.env);
+      expect(second.code).toBe(1);
+      expect(String(second.records.at(-1)!['err'])).toMatch(/another backup of this schedule is running/);
+      first.runner.kill('SIGCONT');
+      const result = await first.runner.done;
+      expect(result.code, result.stdout).toBe(0);
+      expect(readdirSync(first.dir).filter((f) => f.endsWith('.db'))).toHaveLength(1);
+      expect(readdirSync(first.dir).filter((f) => f.startsWith('.'))).toEqual([]);
+    });
 
     it('stops on SIGTERM (activeDeadlineSeconds, Pod deletion) with exit 1, removing its temp file and lock', async () => {
       const { runner, dir } = await frozenMidStream();
