@@ -1,7 +1,8 @@
 /**
  * Streams an etcd snapshot through the Maintenance.Snapshot RPC (@grpc/grpc-js, etcd's own wire
  * format from etcd-rpc-proto.ts) into an open file, chunk by chunk: grpc-js reads the next message only
- * when the previous batch is written, so memory stays at a few chunks whatever the database size.
+ * when the previous batch is written, so memory holds at most the HTTP/2 window (2 MiB) and one 1 MiB
+ * write batch whatever the database size.
  * Mutual TLS from a mounted Secret directory (`ca.crt`, `tls.crt`, `tls.key`).
  */
 import { credentials as grpcCredentials, Client, Metadata, status as grpcStatus, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';

@@ -87,6 +87,7 @@ export async function produceSnapshot(source: Extract<BackupSource, { kind: 'etc
       if (!(err instanceof EndpointError || err instanceof SnapshotInvalidError)) throw new BackupFailedError(describeIoError('etcd snapshot: cannot write it', err), { cause: err });
       const reason = err instanceof EndpointError ? err.message : `${endpoint}: ${err.message}`;
       failures.push(reason);
+      if (deps.signal?.aborted) break;
       deps.logger.warn({ endpoint, reason: err.message }, 'etcd snapshot: endpoint failed; trying the next one');
     }
   }
