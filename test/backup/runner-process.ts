@@ -4,7 +4,7 @@
  * contract's mount paths mapped onto temp directories.
  */
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -76,12 +76,46 @@ export interface RunnerOptions extends Pick<SpawnOptions, 'uid' | 'gid'> {
   readonly fileSizeLimitKiB?: number;
 }
 
+/** Whether every user may reach and run `file` (o+x on each directory above it, o+rx on the file). */
+function everyoneCanRun(file: string): boolean {
+  if ((statSync(file).mode & 0o005) !== 0o005) return false;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+let nodeForAnyUser: string | undefined;
+
+/**
+ * The Node binary for a runner started as another user (uid 65532): this one when every user can run
+ * it, else a copy in a world-readable temp dir (a checkout under /root is closed to other users).
+ */
+function nodeBinaryFor(options: RunnerOptions): string {
+  if (options.uid === undefined || everyoneCanRun(process.execPath)) return process.execPath;
+  if (nodeForAnyUser === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-node-'));
+    chmodSync(dir, 0o755);
+    nodeForAnyUser = join(dir, 'node');
+    copyFileSync(process.execPath, nodeForAnyUser);
+    chmodSync(nodeForAnyUser, 0o755);
+  }
+  return nodeForAnyUser;
+}
+
+/** Removes the copy {@link nodeBinaryFor} may have made (suites call it in afterAll). */
+export function removeNodeCopy(): void {
+  if (nodeForAnyUser !== undefined) rmSync(dirname(nodeForAnyUser), { recursive: true, force: true });
+  nodeForAnyUser = undefined;
+}
+
 /** Starts `node <image flags> <bundle> <args>` with only `env` (plus PATH) in its environment. */
 export function startRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: RunnerOptions = {}): RunnerHandle {
   const { fileSizeLimitKiB, ...ids } = options;
   const argv = [...CONTROLLER_NODE_FLAGS, bundle, ...args];
   // bash: `ulimit -f` counts 1024-byte blocks; an ignored signal stays ignored across exec.
-  const [file, fileArgs] = fileSizeLimitKiB === undefined ? [process.execPath, argv] : ['bash', ['-c', `trap '' XFSZ; ulimit -f ${fileSizeLimitKiB}; exec "$0" "$@"`, process.execPath, ...argv]];
+  const node = nodeBinaryFor(options);
+  const [file, fileArgs] = fileSizeLimitKiB === undefined ? [node, argv] : ['bash', ['-c', `trap '' XFSZ; ulimit -f ${fileSizeLimitKiB}; exec "$0" "$@"`, node, ...argv]];
   const child = spawn(file, fileArgs, { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: dirname(bundle), ...ids });
   let stdout = '';
   let stderr = '';

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKUP_USER_ID } from '../../src/build/backup-contract.ts';
 import { buildCronJob } from '../../src/build/index.ts';
-import { buildRunnerBundle, containerCommand, goldenInput, runRunner } from './runner-process.ts';
+import { buildRunnerBundle, containerCommand, goldenInput, removeNodeCopy, runRunner } from './runner-process.ts';
 
 const sh = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -46,6 +46,7 @@ describe('volume backup (--source=pvc)', () => {
   afterAll(() => {
     rmSync(work, { recursive: true, force: true });
     if (bundle) rmSync(dirname(bundle), { recursive: true, force: true });
+    removeNodeCopy();
   });
 
   function command(source: string, destination: string): { args: string[]; env: Record<string, string> } {
