@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# The controller image: one esbuild bundle (scripts/bundle.ts) on a distroless Node 24 base.
+# The controller image (also the backup Jobs' image: `backup …`): the esbuild bundle (scripts/bundle.ts)
+# on a distroless Node 24 base.
 #   docker build -t ghcr.io/kubelings/backupschedule-operator:0.1.0 .
 # The e2e tests and `npm run demo` run the same bundle (build/controller.mjs) outside a container.
 
@@ -16,9 +17,10 @@ RUN npx tsx scripts/bundle.ts --outfile /out/controller.mjs
 # distroless: no shell, no package manager; the :nonroot tag runs as uid/gid 65532 (the Deployment's runAsUser).
 FROM gcr.io/distroless/nodejs24-debian12:nonroot
 WORKDIR /app
-COPY --from=build --chown=65532:65532 /out/controller.mjs /app/controller.mjs
+# The entry file and its chunks (the controller and the backup runner load separate chunks).
+COPY --from=build --chown=65532:65532 /out/ /app/
 USER 65532:65532
 EXPOSE 8080 8081
-# The bundle needs nothing from the file system but itself, so readOnlyRootFilesystem holds.
+# The bundle needs nothing from the file system but its own files, so readOnlyRootFilesystem holds.
 # V8 flags: src/controller/node-flags.ts explains them (test/controller/node-flags.test.ts keeps them equal).
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=8", "--max-old-space-size=192", "/app/controller.mjs"]

@@ -67,6 +67,7 @@ export interface BackupScheduleSpec {
    */
   activeDeadlineSeconds?: number;
   resources?: BackupResources;
+  podSecurityContext?: BackupPodSecurityContext;
   /**
    * Container image that runs the backup (its "backup" subcommand). Defaults to the operator's --backup-image.
    */
@@ -166,6 +167,35 @@ export interface ResourceList {
    * Local ephemeral storage as a Kubernetes quantity, e.g. "1Gi".
    */
   'ephemeral-storage'?: string;
+}
+/**
+ * User and groups the backup Pod runs as, for data it could not read otherwise (a database's files are often mode 0600 of its own uid). Each field defaults to 65532, the image's non-root user. The Pod stays within the "restricted" Pod Security Standard: runAsNonRoot, seccomp RuntimeDefault, no privilege escalation, all capabilities dropped.
+ */
+export interface BackupPodSecurityContext {
+  /**
+   * UID of the backup process, e.g. the owner of the source volume's files. Root (0) is refused: the Pod runs with runAsNonRoot.
+   */
+  runAsUser?: number;
+  /**
+   * Primary GID of the backup process.
+   */
+  runAsGroup?: number;
+  /**
+   * Supplementary group that owns the writable volumes (destination, TLS Secret); also added to the process's groups.
+   */
+  fsGroup?: number;
+  /**
+   * When the kubelet changes volume ownership to fsGroup: OnRootMismatch skips large volumes whose root already matches. Unset: the kubelet's default (Always).
+   */
+  fsGroupChangePolicy?: 'OnRootMismatch' | 'Always';
+  /**
+   * Additional GIDs of the backup process, e.g. the group that may read the source volume's files.
+   *
+   * @maxItems 32
+   *
+   * Items: A GID.
+   */
+  supplementalGroups?: number[];
 }
 /**
  * Observed state, written only by the controller through the status subresource.

@@ -1,12 +1,19 @@
 /**
- * Bundles the controller entry point (src/controller/main.ts) into one ES module file with esbuild:
- * what the image runs (`Dockerfile`) and what the e2e tests and the demo start, so they test the very
- * file the image copies. Output goes to build/ (dist/ is the synth's YAML).
+ * Bundles the image's entry point (src/controller/main.ts) into ES modules with esbuild: what the image
+ * runs (`Dockerfile`) and what the e2e tests and the demo start, so they test the very files the image
+ * copies. Output goes to build/ (dist/ is the synth's YAML): the entry file plus `chunks/`.
+ *
+ * Code splitting: the entry point dynamically imports either the controller or the backup runner
+ * (`backup …`), and each lives in its own chunks, so a process parses and keeps only the code it runs:
+ * the runner never loads the controller's 1.5 MB and the controller never loads gRPC and tar
+ * (measured: `backup --help` peaks at 61 MiB RSS with splitting, 71 MiB from one file).
  *
  *   npm run bundle                      # → build/controller.mjs
  *   npm run bundle -- --outfile <path>
  */
 import { build, type BuildResult } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -17,7 +24,7 @@ export const DEFAULT_BUNDLE = fileURLToPath(new URL('../build/controller.mjs', i
 
 /** Options for {@link bundleController}. */
 export interface BundleOptions {
-  /** Output file. @default build/controller.mjs */
+  /** Entry file; the chunks go to `chunks/` next to it. @default build/controller.mjs */
   readonly outfile?: string;
   /** Minify identifiers and whitespace. @default false (readable stack traces in logs) */
   readonly minify?: boolean;
@@ -25,10 +32,16 @@ export interface BundleOptions {
 
 /** Builds the controller bundle; resolves with esbuild's result (warnings included). */
 export async function bundleController(options: BundleOptions = {}): Promise<BuildResult> {
+  const outfile = options.outfile ?? DEFAULT_BUNDLE;
+  // Chunk names carry content hashes: clear old ones so the directory holds exactly one build.
+  rmSync(join(dirname(outfile), 'chunks'), { recursive: true, force: true });
   return build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/controller/main.ts'],
-    outfile: options.outfile ?? DEFAULT_BUNDLE,
+    entryPoints: { [basename(outfile, '.mjs')]: 'src/controller/main.ts' },
+    outdir: dirname(outfile),
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    splitting: true,
     bundle: true,
     platform: 'node',
     target: 'node24',

@@ -307,6 +307,47 @@ export const backupScheduleSchema: SchemaNode = {
             limits: resourceList,
           },
         },
+        podSecurityContext: {
+          type: 'object',
+          title: 'BackupPodSecurityContext',
+          description:
+            'User and groups the backup Pod runs as, for data it could not read otherwise (a database\'s files are often mode 0600 of its own uid). Each field defaults to 65532, the image\'s non-root user. The Pod stays within the "restricted" Pod Security Standard: runAsNonRoot, seccomp RuntimeDefault, no privilege escalation, all capabilities dropped.',
+          properties: {
+            runAsUser: {
+              type: 'integer',
+              format: 'int64',
+              minimum: 1,
+              maximum: 2147483647,
+              description: 'UID of the backup process, e.g. the owner of the source volume\'s files. Root (0) is refused: the Pod runs with runAsNonRoot.',
+            },
+            runAsGroup: {
+              type: 'integer',
+              format: 'int64',
+              minimum: 0,
+              maximum: 2147483647,
+              description: 'Primary GID of the backup process.',
+            },
+            fsGroup: {
+              type: 'integer',
+              format: 'int64',
+              minimum: 0,
+              maximum: 2147483647,
+              description: 'Supplementary group that owns the writable volumes (destination, TLS Secret); also added to the process\'s groups.',
+            },
+            fsGroupChangePolicy: {
+              type: 'string',
+              enum: ['OnRootMismatch', 'Always'],
+              description: 'When the kubelet changes volume ownership to fsGroup: OnRootMismatch skips large volumes whose root already matches. Unset: the kubelet\'s default (Always).',
+            },
+            supplementalGroups: {
+              type: 'array',
+              maxItems: 32,
+              'x-kubernetes-list-type': 'set',
+              description: 'Additional GIDs of the backup process, e.g. the group that may read the source volume\'s files.',
+              items: { type: 'integer', format: 'int64', minimum: 0, maximum: 2147483647, description: 'A GID.' },
+            },
+          },
+        },
         image: {
           type: 'string',
           minLength: 1,

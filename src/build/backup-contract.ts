@@ -1,6 +1,6 @@
 /**
- * The contract between buildCronJob and the `backup` subcommand of the project image (the runner is
- * implemented later; README "Backup container contract" documents the same).
+ * The contract between buildCronJob and the `backup` subcommand of the project image (src/backup/;
+ * README "Backup container contract" documents the same).
  *
  *   <image entrypoint> backup --source=etcd --etcd-endpoints=<url,url> [--etcd-tls-dir=/etc/backup/etcd-tls]
  *                             --destination-dir=/backup/destination[/<path>] --keep-last=<N>
@@ -11,7 +11,9 @@
  * Mounts: the destination claim read-write at /backup/destination; a source claim read-only at
  * /backup/source; the etcd TLS Secret read-only at /etc/backup/etcd-tls (ca.crt, tls.crt, tls.key);
  * a writable emptyDir at /tmp (the root filesystem is read-only).
- * Exit code 0 = backup written and old ones pruned to keep-last; anything else = failed (Job retries).
+ * The Pod runs as {@link BACKUP_USER_ID} unless spec.podSecurityContext names other IDs.
+ * Exit code 0 = backup written, verified and old ones pruned to keep-last; 1 = failed; 2 = usage;
+ * 3 = volume archive written but incomplete (files changed while read). Non-zero: the Job retries.
  */
 
 /** First argument of the container: selects the runner in the project image. */
@@ -30,5 +32,5 @@ export const ENV_SCHEDULE_NAMESPACE = 'BACKUP_SCHEDULE_NAMESPACE';
 export const ENV_SCHEDULE_NAME = 'BACKUP_SCHEDULE_NAME';
 /** Name of the backup container in the Pod template. */
 export const BACKUP_CONTAINER_NAME = 'backup';
-/** UID/GID the backup runs as (the distroless "nonroot" user). */
+/** UID/GID the backup runs as by default (the distroless "nonroot" user). */
 export const BACKUP_USER_ID = 65532;

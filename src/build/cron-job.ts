@@ -1,4 +1,5 @@
 import type { ICronJob } from 'kubernetes-models/batch/v1/CronJob';
+import type { IPodSecurityContext } from 'kubernetes-models/v1/PodSecurityContext';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 import type { BackupSchedule, BackupScheduleSpec, ResourceList } from '../api/index.ts';
@@ -80,6 +81,23 @@ function volumesAndMounts(spec: BackupScheduleSpec): { volumes: IVolume[]; mount
 }
 
 /**
+ * The Pod's security context: the image's non-root user unless spec.podSecurityContext names the data's
+ * owner; the restricted Pod Security Standard's fields are fixed (the schema refuses uid 0).
+ */
+function podSecurityContext(spec: BackupScheduleSpec): IPodSecurityContext {
+  const custom = spec.podSecurityContext;
+  return {
+    runAsNonRoot: true,
+    runAsUser: custom?.runAsUser ?? BACKUP_USER_ID,
+    runAsGroup: custom?.runAsGroup ?? BACKUP_USER_ID,
+    fsGroup: custom?.fsGroup ?? BACKUP_USER_ID,
+    ...(custom?.fsGroupChangePolicy === undefined ? {} : { fsGroupChangePolicy: custom.fsGroupChangePolicy }),
+    ...(custom?.supplementalGroups === undefined ? {} : { supplementalGroups: [...custom.supplementalGroups] }),
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+}
+
+/**
  * The desired child CronJob of a BackupSchedule. Pure and deterministic: the same input always gives
  * the same object with the same key order (so its YAML/JSON is byte-identical). Only fields the
  * operator owns are set; the API server's defaults (dnsPolicy, terminationMessagePath, …) are left out,
@@ -124,13 +142,7 @@ export function buildCronJob(schedule: BackupSchedule, options: BuildOptions = {
               restartPolicy: 'Never',
               // The runner needs no Kubernetes API access.
               automountServiceAccountToken: false,
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: BACKUP_USER_ID,
-                runAsGroup: BACKUP_USER_ID,
-                fsGroup: BACKUP_USER_ID,
-                seccompProfile: { type: 'RuntimeDefault' },
-              },
+              securityContext: podSecurityContext(spec),
               containers: [
                 {
                   name: BACKUP_CONTAINER_NAME,

@@ -60,7 +60,7 @@ export class UsageError extends Error {
 
 /** The `--help` text. */
 export const USAGE = `Usage: controller [flags]
-       controller backup ...   (the backup Job runner: not implemented in this version)
+       controller backup ...   (the backup Job runner: see "controller backup --help")
 
 Reconciles BackupSchedules (kubelings.dev/v1alpha1) into CronJobs.
 

@@ -1,20 +1,35 @@
 /**
  * Entry point of the controller image (bundled into build/controller.mjs by scripts/bundle.ts) and of
  * `npm run controller -- <flags>`. Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT; 1 if it overran its deadline) or
- * `--help`; 1 on a runtime failure (lost leadership, caches never synced, no configuration) and for the
- * `backup` subcommand, which this version does not implement; 2 on a bad flag.
+ * `--help`; 1 on a runtime failure (caches never synced, no configuration, a port in use); 2 on a bad
+ * flag. `backup …` is the backup Job runner (src/backup/main.ts documents its exit codes).
+ *
+ * Only light modules at the top (logging, shutdown): the backup runner starts without loading the
+ * controller (its schema validator, informers, metrics), and the controller without the runner's gRPC
+ * and tar code; the bundle (scripts/bundle.ts) puts each behind its own chunks.
  */
 import { pino } from 'pino';
-import { KubeConfig } from '../kube/kube-config.ts';
+import type { KubeConfig } from '../kube/kube-config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { GracefulShutdown } from '../runtime/shutdown.ts';
-import { parseCommandLine, UsageError, USAGE, type Command } from './cli-options.ts';
-import { OperatorStartError, startOperator, type RunningOperator } from './operator.ts';
+import type { Command } from './cli-options.ts';
+import type { RunningOperator } from './operator.ts';
 
 /** Shutdown time beyond draining reconciles: Events, the Lease release, closing watches and servers. */
 const RELEASE_AND_CLOSE_SECONDS = 10;
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'backup') {
+    // Before the runner's modules load and get hot (src/backup/v8-flags.ts says why).
+    (await import('../backup/v8-flags.ts')).applyRunnerV8Flags();
+    const { runBackupCli } = await import('../backup/main.ts');
+    return runBackupCli(argv.slice(1));
+  }
+  const [{ KubeConfig }, { parseCommandLine, UsageError, USAGE }, { OperatorStartError, startOperator }] = await Promise.all([
+    import('../kube/kube-config.ts'),
+    import('./cli-options.ts'),
+    import('./operator.ts'),
+  ]);
   let command: Command;
   try {
     command = parseCommandLine(argv);
@@ -27,10 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command.kind === 'backup') {
-    process.stderr.write('error: the "backup" subcommand (the backup Job runner) is not implemented in this version\n');
-    return 1;
-  }
+  if (command.kind === 'backup') throw new Error('unreachable: "backup" is dispatched before the controller loads');
   const { options } = command;
   if (options.logFormat === 'text' && process.env['BKS_BUNDLED'] === '1') {
     // pino-pretty runs in a worker thread that pino resolves by file path, which a single-file bundle lacks.
@@ -64,8 +76,8 @@ async function main(argv: readonly string[]): Promise<number> {
   new GracefulShutdown({ deadlineMs: (options.shutdownTimeoutSeconds + RELEASE_AND_CLOSE_SECONDS) * 1000, logger })
     .register('operator', () => operator.shutdown())
     .install();
-  // Resolves only on a failure (lost leadership, caches never synced): exit at once, writes are
-  // already fenced, like controller-runtime.
+  // Resolves only on a failure (caches never synced): exit at once. A lost Lease is not one: the
+  // operator pauses its workers and campaigns again.
   return operator.failed;
 }
 

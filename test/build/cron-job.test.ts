@@ -60,6 +60,20 @@ describe('buildCronJob', () => {
     expect(pod?.volumes?.find((v) => v.name === 'tmp')).toEqual({ name: 'tmp', emptyDir: {} });
   });
 
+  it('runs as the image\'s user 65532 unless spec.podSecurityContext names the data\'s owner, staying restricted', () => {
+    expect(buildCronJob(schedule()).spec?.jobTemplate.spec?.template.spec?.securityContext).toEqual({
+      runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' },
+    });
+    const owner = schedule();
+    owner.spec.podSecurityContext = { runAsUser: 999, supplementalGroups: [70], fsGroupChangePolicy: 'OnRootMismatch' };
+    const job = buildCronJob(owner);
+    expect(job.spec?.jobTemplate.spec?.template.spec?.securityContext).toEqual({
+      runAsNonRoot: true, runAsUser: 999, runAsGroup: 65532, fsGroup: 65532, fsGroupChangePolicy: 'OnRootMismatch', supplementalGroups: [70], seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(job.spec?.jobTemplate.spec?.template.spec?.containers[0]?.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(() => new CronJob(job).validate()).not.toThrow();
+  });
+
   it('defaults concurrencyPolicy to Forbid', () => {
     expect(buildCronJob(schedule()).spec?.concurrencyPolicy).toBe('Forbid');
   });

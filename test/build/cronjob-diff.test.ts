@@ -49,6 +49,8 @@ describe('cronJobDrift', () => {
     ['the restart policy', (o) => (o.spec.jobTemplate.spec.template.spec.restartPolicy = 'Never'), 'spec.jobTemplate.spec.template.spec.restartPolicy'],
     ['a foreign time zone', (o) => (o.spec.timeZone = 'Europe/Paris'), 'spec.timeZone'],
     ['a foreign starting deadline', (o) => (o.spec.startingDeadlineSeconds = 5), 'spec.startingDeadlineSeconds'],
+    ['foreign supplemental groups', (o) => (o.spec.jobTemplate.spec.template.spec.securityContext = { ...o.spec.jobTemplate.spec.template.spec.securityContext, supplementalGroups: [0] }), 'spec.jobTemplate.spec.template.spec.securityContext.supplementalGroups'],
+    ['a foreign fsGroupChangePolicy', (o) => (o.spec.jobTemplate.spec.template.spec.securityContext = { ...o.spec.jobTemplate.spec.template.spec.securityContext, fsGroupChangePolicy: 'Always' }), 'spec.jobTemplate.spec.template.spec.securityContext.fsGroupChangePolicy'],
     ['our label', (o) => (o.metadata.labels = { 'app.kubernetes.io/name': 'other' }), 'metadata.labels.app.kubernetes.io/name'],
     ['our annotation', (o) => delete o.metadata.annotations, 'metadata.annotations.kubelings.dev/owner'],
     ['our owner reference', (o) => (o.metadata.ownerReferences = []), 'metadata.ownerReferences[u-1]'],

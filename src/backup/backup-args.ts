@@ -1,0 +1,118 @@
+/**
+ * Command line of the `backup` subcommand (README "Backup container contract"; buildCronJob emits the
+ * run form). A mistake is a {@link BackupUsageError} naming the flag and the value; the process exits 2.
+ *
+ *   backup --source=etcd --etcd-endpoints=<url,url> [--etcd-tls-dir=<dir>] --destination-dir=<dir> --keep-last=<N>
+ *   backup --source=pvc --source-dir=<dir> --destination-dir=<dir> --keep-last=<N>
+ *   backup verify <file>
+ *   backup list <dir>
+ */
+import { parseArgs } from 'node:util';
+import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../build/backup-contract.ts';
+
+/** What a backup run takes from. */
+export type BackupSource =
+  | { readonly kind: 'etcd'; readonly endpoints: readonly string[]; readonly tlsDir: string | undefined }
+  | { readonly kind: 'pvc'; readonly sourceDir: string };
+
+/** A parsed `backup` command line. */
+export type BackupCommand =
+  | {
+      readonly kind: 'run';
+      readonly source: BackupSource;
+      readonly destinationDir: string;
+      readonly keepLast: number;
+      /** The owning BackupSchedule's name (env BACKUP_SCHEDULE_NAME): prefix of every file. */
+      readonly schedule: string;
+      /** Its namespace (env BACKUP_SCHEDULE_NAMESPACE), for the logs. */
+      readonly namespace: string | undefined;
+    }
+  | { readonly kind: 'verify'; readonly file: string }
+  | { readonly kind: 'list'; readonly dir: string }
+  | { readonly kind: 'help' };
+
+/** A command-line mistake; exit code 2. */
+export class BackupUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackupUsageError';
+  }
+}
+
+/** Usage text of `backup`. */
+export const BACKUP_USAGE = `Usage:
+  backup --source=etcd --etcd-endpoints=<url>[,<url>...] [--etcd-tls-dir=<dir>] --destination-dir=<dir> --keep-last=<N>
+  backup --source=pvc --source-dir=<dir> --destination-dir=<dir> --keep-last=<N>
+  backup verify <file>     check a backup's format and its .sha256 sidecar (exit 0 valid, 1 not)
+  backup list <dir>        list the backups in <dir> with their time, size and verification
+
+Environment (runs): ${ENV_SCHEDULE_NAME} (required: the file name prefix), ${ENV_SCHEDULE_NAMESPACE}.
+Exit codes: 0 written, verified and pruned; 1 failed; 2 usage; 3 volume archive written but incomplete
+(files changed while read; older backups not pruned).
+`;
+
+/** The BackupSchedule name rule (DNS-1123 subdomain): it becomes a file name prefix, never a path. */
+const SCHEDULE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function required(flag: string, value: string | undefined): string {
+  if (value === undefined || value === '') throw new BackupUsageError(`--${flag} is required`);
+  return value;
+}
+
+/** Parses the arguments after `backup`; `env` supplies the schedule name. */
+export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): BackupCommand {
+  const [first, ...rest] = argv;
+  if (first === 'verify' || first === 'list') {
+    if (rest.length !== 1 || rest[0] === '' || rest[0]!.startsWith('--')) throw new BackupUsageError(`backup ${first}: expected exactly one ${first === 'verify' ? 'file' : 'directory'} argument`);
+    return first === 'verify' ? { kind: 'verify', file: rest[0]! } : { kind: 'list', dir: rest[0]! };
+  }
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        source: { type: 'string' },
+        'etcd-endpoints': { type: 'string' },
+        'etcd-tls-dir': { type: 'string' },
+        'source-dir': { type: 'string' },
+        'destination-dir': { type: 'string' },
+        'keep-last': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new BackupUsageError((err as Error).message);
+  }
+  if (values.help) return { kind: 'help' };
+  const keepLastText = required('keep-last', values['keep-last']);
+  const keepLast = /^[0-9]{1,4}$/.test(keepLastText) ? Number(keepLastText) : NaN;
+  if (!(keepLast >= 1 && keepLast <= 1000)) throw new BackupUsageError(`--keep-last: expected an integer 1-1000, got ${JSON.stringify(keepLastText)}`);
+  const destinationDir = required('destination-dir', values['destination-dir']);
+  const schedule = env[ENV_SCHEDULE_NAME];
+  if (schedule === undefined || !SCHEDULE_NAME.test(schedule) || schedule.length > 253) {
+    throw new BackupUsageError(`${ENV_SCHEDULE_NAME}: expected the BackupSchedule's name (a DNS-1123 subdomain), got ${JSON.stringify(schedule ?? '')}`);
+  }
+  let source: BackupSource;
+  switch (values.source) {
+    case 'etcd': {
+      if (values['source-dir'] !== undefined) throw new BackupUsageError('--source-dir: only with --source=pvc');
+      const endpoints = required('etcd-endpoints', values['etcd-endpoints']).split(',');
+      for (const endpoint of endpoints) {
+        if (!/^https?:\/\/[^\s/]+(:[0-9]{1,5})?\/?$/.test(endpoint)) throw new BackupUsageError(`--etcd-endpoints: ${JSON.stringify(endpoint)} is not an http:// or https:// host[:port] URL`);
+      }
+      const tlsDir = values['etcd-tls-dir'];
+      if (tlsDir === '') throw new BackupUsageError('--etcd-tls-dir: empty');
+      source = { kind: 'etcd', endpoints, tlsDir };
+      break;
+    }
+    case 'pvc':
+      if (values['etcd-endpoints'] !== undefined || values['etcd-tls-dir'] !== undefined) throw new BackupUsageError('--etcd-endpoints/--etcd-tls-dir: only with --source=etcd');
+      source = { kind: 'pvc', sourceDir: required('source-dir', values['source-dir']) };
+      break;
+    default:
+      throw new BackupUsageError(`--source: expected etcd or pvc, got ${JSON.stringify(values.source ?? '')}`);
+  }
+  return { kind: 'run', source, destinationDir, keepLast, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
+}

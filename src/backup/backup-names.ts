@@ -1,0 +1,68 @@
+/**
+ * File names of backups: `<schedule>-<UTC yyyymmddThhmmssZ>.<db|tar.gz>`, a `.sha256` sidecar next to
+ * each, and the hidden names of the runner's own temp and lock files. Pure: no file system here.
+ */
+
+/** Extension of an etcd snapshot (a bbolt database plus etcd's SHA-256 trailer). */
+export const SNAPSHOT_EXTENSION = 'db';
+/** Extension of a volume archive. */
+export const ARCHIVE_EXTENSION = 'tar.gz';
+/** Suffix of the checksum sidecar (`sha256sum` format). */
+export const SIDECAR_SUFFIX = '.sha256';
+
+/** The kind of a backup file, from its extension. */
+export type BackupKind = 'etcd-snapshot' | 'volume-archive';
+
+/** A backup file name taken apart. */
+export interface BackupName {
+  /** The whole file name. */
+  readonly file: string;
+  /** The BackupSchedule name it belongs to. */
+  readonly schedule: string;
+  /** When the backup started, as epoch milliseconds (second precision). */
+  readonly time: number;
+  /** What the file holds. */
+  readonly kind: BackupKind;
+}
+
+const STAMP = '(\\d{4})(\\d{2})(\\d{2})T(\\d{2})(\\d{2})(\\d{2})Z';
+const ANY_BACKUP = new RegExp(`^(.+)-${STAMP}\\.(db|tar\\.gz)$`);
+
+/** `2026-11-30T02:00:07.123Z` → `20261130T020007Z` (UTC, second precision). */
+export function formatStamp(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+}
+
+/** The extension of a kind. */
+export function extensionOf(kind: BackupKind): string {
+  return kind === 'etcd-snapshot' ? SNAPSHOT_EXTENSION : ARCHIVE_EXTENSION;
+}
+
+/** The final name of a backup of `schedule` started at `epochMs`. */
+export function backupFileName(schedule: string, epochMs: number, kind: BackupKind): string {
+  return `${schedule}-${formatStamp(epochMs)}.${extensionOf(kind)}`;
+}
+
+/**
+ * Parses a backup file name; `undefined` for anything else (sidecars, temp files, foreign files).
+ * The schedule part is greedy, so `a-b-20261130T020007Z.db` belongs to schedule `a-b`, never to `a`.
+ */
+export function parseBackupName(file: string): BackupName | undefined {
+  const match = ANY_BACKUP.exec(file);
+  if (!match) return undefined;
+  const [, schedule, y, mo, d, h, mi, s, ext] = match as unknown as [string, string, string, string, string, string, string, string, string];
+  const time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  // Reject impossible dates (Date.UTC rolls 20261341 over into the next year).
+  if (formatStamp(time) !== `${y}${mo}${d}T${h}${mi}${s}Z`) return undefined;
+  return { file, schedule, time, kind: ext === SNAPSHOT_EXTENSION ? 'etcd-snapshot' : 'volume-archive' };
+}
+
+/** Name of the lock file that keeps two runs of one schedule from writing at once. */
+export function lockFileName(schedule: string): string {
+  return `.${schedule}.lock`;
+}
+
+/** Prefix of this schedule's temp files: hidden, so `backup list` and other schedules never see them. */
+export function tempFilePrefix(schedule: string): string {
+  return `.${schedule}.partial-`;
+}

@@ -1,0 +1,101 @@
+/**
+ * The on-call tools of the image: `backup verify <file>` and `backup list <dir>`, what one reaches for
+ * before a restore. Both check the format (etcd snapshot trailer + bbolt structure, or a full gzip/tar
+ * read) and the `.sha256` sidecar when there is one.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { verifyArchive } from './archive-verify.ts';
+import { parseBackupName, SIDECAR_SUFFIX, type BackupKind } from './backup-names.ts';
+import { parseSidecar } from './sidecar.ts';
+import { verifySnapshot } from './snapshot-verify.ts';
+
+/** Result of {@link verifyBackupFile}. */
+export interface Verification {
+  readonly file: string;
+  readonly kind: BackupKind;
+  readonly size: number;
+  /** Whether the format check and the sidecar (if any) agree. */
+  readonly ok: boolean;
+  /** Why not, when not ok. */
+  readonly problem?: string;
+  readonly sha256?: string;
+  /** `true` when a `.sha256` sidecar was found and matched. */
+  readonly sidecar: 'matches' | 'missing' | 'mismatch' | 'malformed';
+  /** Snapshot figures (etcd snapshots only). */
+  readonly revision?: number;
+  readonly totalKeys?: number;
+  /** Tar entries (archives only). */
+  readonly entries?: number;
+}
+
+/** The kind of a file from its name (`.db` or `.tar.gz`). */
+export function kindOf(path: string): BackupKind | undefined {
+  const parsed = parseBackupName(basename(path));
+  if (parsed) return parsed.kind;
+  if (path.endsWith('.db')) return 'etcd-snapshot';
+  if (path.endsWith('.tar.gz') || path.endsWith('.tgz')) return 'volume-archive';
+  return undefined;
+}
+
+/** Verifies one backup file. Never throws for a bad file: `ok: false` and a `problem` say why. */
+export async function verifyBackupFile(path: string): Promise<Verification> {
+  const kind = kindOf(path);
+  const file = basename(path);
+  if (kind === undefined) throw new Error(`${path}: not a backup file name (expected <schedule>-<yyyymmddThhmmssZ>.db or .tar.gz)`);
+  const size = (await stat(path)).size;
+  let sidecar: Verification['sidecar'] = 'missing';
+  let recorded: string | undefined;
+  try {
+    recorded = parseSidecar(await readFile(path + SIDECAR_SUFFIX, 'utf8'), file);
+    sidecar = recorded === undefined ? 'malformed' : 'matches';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  try {
+    const figures = kind === 'etcd-snapshot' ? await verifySnapshot(path) : await verifyArchive(path);
+    const details = 'revision' in figures ? { revision: figures.revision, totalKeys: figures.totalKeys } : { entries: figures.entries };
+    if (recorded !== undefined && recorded !== figures.sha256) {
+      return { file, kind, size, ok: false, sidecar: 'mismatch', sha256: figures.sha256, problem: `SHA-256 ${figures.sha256} differs from the sidecar's ${recorded}`, ...details };
+    }
+    if (sidecar === 'malformed') return { file, kind, size, ok: false, sidecar, sha256: figures.sha256, problem: `${file}${SIDECAR_SUFFIX} is not a sha256sum line for ${file}`, ...details };
+    return { file, kind, size, ok: true, sidecar, sha256: figures.sha256, ...details };
+  } catch (err) {
+    return { file, kind, size, ok: false, sidecar, problem: (err as Error).message };
+  }
+}
+
+/** One row of `backup list`. */
+export interface ListedBackup {
+  readonly file: string;
+  readonly schedule: string;
+  /** Start time encoded in the name, ISO 8601 UTC. */
+  readonly time: string;
+  readonly size: number;
+  readonly verification: Verification;
+}
+
+/** Every backup file in `dir` (any schedule), oldest first per schedule, each verified. */
+export async function listBackups(dir: string): Promise<ListedBackup[]> {
+  const names = (await readdir(dir)).map(parseBackupName).filter((n) => n !== undefined);
+  names.sort((a, b) => (a.schedule === b.schedule ? a.time - b.time : a.schedule < b.schedule ? -1 : 1));
+  const rows: ListedBackup[] = [];
+  // One at a time: each verification reads a whole file, in parallel they would only thrash the disk.
+  for (const name of names) {
+    const verification = await verifyBackupFile(join(dir, name.file));
+    rows.push({ file: name.file, schedule: name.schedule, time: new Date(name.time).toISOString(), size: verification.size, verification });
+  }
+  return rows;
+}
+
+/** `backup list` as a text table: NAME, TIME, SIZE, VERIFIED. */
+export function formatList(rows: readonly ListedBackup[]): string {
+  const table = [['NAME', 'TIME', 'SIZE', 'VERIFIED']];
+  for (const row of rows) {
+    const v = row.verification;
+    const verified = v.ok ? `yes${v.sidecar === 'missing' ? ' (no sidecar)' : ''}` : `NO: ${v.problem ?? 'unknown'}`;
+    table.push([row.file, row.time, String(row.size), verified]);
+  }
+  const widths = table[0]!.map((_, col) => Math.max(...table.map((r) => r[col]!.length)));
+  return table.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join('  ')).join('\n') + '\n';
+}

@@ -1,0 +1,104 @@
+/**
+ * Durable, atomic writes into the destination directory: a hidden temp file (mode 0600: an etcd
+ * snapshot holds every Secret of the cluster) → fsync → rename to the final name → fsync the directory.
+ * A final name only ever names a complete, verified file; on any failure the temp file is removed and
+ * nothing else in the directory is touched.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Mode of every file the runner creates. */
+export const BACKUP_FILE_MODE = 0o600;
+
+/** A temp file being written; {@link TempFile.commit} or {@link TempFile.discard} ends it. */
+export class TempFile {
+  #done = false;
+
+  private constructor(
+    /** Absolute path of the temp file. */
+    readonly path: string,
+    /** The open handle (write from position 0; the runner owns it until commit/discard). */
+    readonly handle: FileHandle,
+    private readonly dir: string,
+  ) {}
+
+  /**
+   * Creates `<dir>/<prefix><random>` exclusively (O_EXCL: never reuses or follows an existing file),
+   * mode 0600 whatever the umask allows beyond that.
+   */
+  static async create(dir: string, prefix: string): Promise<TempFile> {
+    const path = join(dir, `${prefix}${randomBytes(6).toString('hex')}`);
+    const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, BACKUP_FILE_MODE);
+    return new TempFile(path, handle, dir);
+  }
+
+  /** Flushes the data to stable storage (fsync) without closing. */
+  async sync(): Promise<void> {
+    await this.handle.sync();
+  }
+
+  /**
+   * fsync, close, then rename onto `finalName` in the same directory and fsync the directory so the
+   * rename itself survives a crash. Refuses to replace an existing file (never two writers of one name).
+   */
+  async commit(finalName: string): Promise<string> {
+    if (this.#done) throw new Error(`temp file ${this.path} was already committed or discarded`);
+    const target = join(this.dir, finalName);
+    await this.handle.sync();
+    await this.handle.close();
+    if (await exists(target)) {
+      await this.discard();
+      throw new Error(`${target} already exists; refusing to replace it`);
+    }
+    await rename(this.path, target);
+    this.#done = true;
+    await syncDirectory(this.dir);
+    return target;
+  }
+
+  /** Closes and removes the temp file; safe to call more than once and after a failed commit. */
+  async discard(): Promise<void> {
+    if (this.#done) return;
+    this.#done = true;
+    await this.handle.close().catch(() => undefined);
+    await unlink(this.path).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+}
+
+/** Writes a small file durably and atomically (temp → fsync → rename → directory fsync), mode 0600. */
+export async function writeFileDurably(dir: string, name: string, content: string, tempPrefix: string): Promise<string> {
+  const temp = await TempFile.create(dir, tempPrefix);
+  try {
+    await temp.handle.writeFile(content);
+    return await temp.commit(name);
+  } catch (err) {
+    await temp.discard();
+    throw err;
+  }
+}
+
+/** fsync of a directory: makes the creations, renames and deletions in it durable. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    const handle = await open(path, constants.O_RDONLY);
+    await handle.close();
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    // Exists but unreadable (EACCES) still means the name is taken.
+    return true;
+  }
+}

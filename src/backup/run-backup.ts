@@ -1,0 +1,144 @@
+/**
+ * One backup run, start to end: lock the schedule → write the new backup to a temp file → verify it →
+ * rename it into place with its `.sha256` sidecar → prune this schedule's oldest backups → one summary
+ * log line. Every failure leaves the destination as it was (older backups untouched, no temp file).
+ *
+ * Exit codes (README "Backup container contract"): 0 written, verified and pruned; 1 failed; 3 a volume
+ * archive was written and verified but files changed while read, so older backups were kept.
+ */
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { realClock, type Clock } from '../runtime/clock.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { BackupCommand } from './backup-args.ts';
+import { acquireLock, LockBusyError } from './backup-lock.ts';
+import { backupFileName, lockFileName, SIDECAR_SUFFIX, tempFilePrefix } from './backup-names.ts';
+import { syncDirectory, TempFile, writeFileDurably } from './durable-file.ts';
+import { BackupFailedError, describeIoError } from './backup-errors.ts';
+import { megabytesPerSecond, Progress } from './progress.ts';
+import { planRetention } from './retention.ts';
+import { formatSidecar } from './sidecar.ts';
+import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
+
+/** Exit codes of a run. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_INCOMPLETE = 3;
+
+
+/** Dependencies of {@link runBackup}. */
+export interface RunDependencies {
+  readonly logger: Logger;
+  /** @default realClock */
+  readonly clock?: Clock;
+  /** Aborts the run (SIGTERM from the kubelet at activeDeadlineSeconds or deletion). */
+  readonly signal?: AbortSignal;
+  /** Interval of progress lines. @default 5000 */
+  readonly progressIntervalMs?: number;
+  /** Called with every chunk's byte count while copying. @default none */
+  readonly onBytesCopied?: (bytes: number) => void;
+}
+
+type RunCommand = Extract<BackupCommand, { kind: 'run' }>;
+
+async function prepareDestination(dir: string): Promise<void> {
+  try {
+    // The contract's destination is the claim's mount plus spec.destination...path: create the path
+    // below the mount like `mkdir -p`. Without the mount the read-only root file system refuses (EROFS).
+    await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+      // mkdir -p reports a file in the way as EEXIST; the stat below words it.
+      if (err.code !== 'EEXIST') throw err;
+    });
+    if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR', path: dir });
+  } catch (err) {
+    throw new BackupFailedError(describeIoError(`destination directory ${dir} is not usable`, err), { cause: err });
+  }
+}
+
+/** Removes temp files a killed run of this schedule left behind (safe: we hold the schedule's lock). */
+async function removeLeftovers(dir: string, schedule: string, logger: Logger): Promise<void> {
+  const prefix = tempFilePrefix(schedule);
+  for (const name of await readdir(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    await unlink(join(dir, name)).catch(() => undefined);
+    logger.warn({ file: name }, 'removed a temp file left by an interrupted run');
+  }
+}
+
+async function prune(dir: string, command: RunCommand, justWritten: string, logger: Logger): Promise<string[]> {
+  const plan = planRetention({ files: await readdir(dir), schedule: command.schedule, keepLast: command.keepLast, justWritten });
+  for (const file of plan.delete) {
+    try {
+      await unlink(join(dir, file));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new BackupFailedError(describeIoError(`retention: cannot delete ${file}`, err), { cause: err });
+    }
+    logger.info({ file }, 'retention: deleted');
+  }
+  if (plan.delete.length > 0) await syncDirectory(dir);
+  return plan.delete.filter((f) => !f.endsWith(SIDECAR_SUFFIX));
+}
+
+/** Runs one backup; resolves with the exit code after logging one summary line. */
+export async function runBackup(command: RunCommand, deps: RunDependencies): Promise<number> {
+  const clock = deps.clock ?? realClock;
+  const { logger } = deps;
+  const dir = command.destinationDir;
+  const startedAt = clock.now();
+  const finalName = backupFileName(command.schedule, startedAt, command.source.kind === 'etcd' ? 'etcd-snapshot' : 'volume-archive');
+  const progress = new Progress({ logger, clock, what: command.source.kind === 'etcd' ? 'etcd snapshot' : 'volume archive', ...(deps.progressIntervalMs === undefined ? {} : { intervalMs: deps.progressIntervalMs }) });
+  let lock: Awaited<ReturnType<typeof acquireLock>> | undefined;
+  try {
+    await prepareDestination(dir);
+    try {
+      lock = await acquireLock({ dir, name: lockFileName(command.schedule), clock });
+    } catch (err) {
+      if (err instanceof LockBusyError) throw new BackupFailedError(err.message, { cause: err });
+      throw new BackupFailedError(describeIoError(`cannot create the lock file in ${dir}`, err), { cause: err });
+    }
+    if (lock.tookOverStale) logger.warn({ previousHolder: lock.tookOverStale }, 'took over a stale lock left by a run that did not finish');
+    await removeLeftovers(dir, command.schedule, logger);
+
+    const newTemp = async (): Promise<TempFile> => {
+      try {
+        return await TempFile.create(dir, tempFilePrefix(command.schedule));
+      } catch (err) {
+        throw new BackupFailedError(describeIoError(`cannot create a file in ${dir}`, err), { cause: err });
+      }
+    };
+    const producerDeps = { logger, clock, progress, newTemp, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.onBytesCopied ? { onBytesCopied: deps.onBytesCopied } : {}) };
+    const produced: Produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
+
+    let path: string;
+    try {
+      path = await produced.temp.commit(finalName);
+      await writeFileDurably(dir, finalName + SIDECAR_SUFFIX, formatSidecar(produced.sha256, finalName), tempFilePrefix(command.schedule));
+    } catch (err) {
+      await produced.temp.discard();
+      await unlink(join(dir, finalName)).catch(() => undefined);
+      throw new BackupFailedError(describeIoError(`cannot write ${finalName}`, err), { cause: err });
+    }
+    progress.stop();
+    const elapsedMs = clock.now() - startedAt;
+    // Peak RSS (maxRSS is in KiB) and CPU time of the whole run: the Job's resources, from real runs.
+    const usage = process.resourceUsage();
+    const maxRssMiB = Math.round(usage.maxRSS / 1024);
+    const cpuSec = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1e4) / 100;
+    const summary = { file: path, size: produced.size, sha256: produced.sha256, durationSec: Math.round(elapsedMs / 100) / 10, mbPerSec: megabytesPerSecond(produced.size, elapsedMs), maxRssMiB, cpuSec, ...produced.details };
+    if (produced.incomplete) {
+      logger.error({ ...summary, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; older backups kept`);
+      return EXIT_INCOMPLETE;
+    }
+    const pruned = await prune(dir, command, finalName, logger);
+    logger.info({ ...summary, pruned, exitCode: EXIT_OK }, 'backup complete: written, verified and pruned');
+    return EXIT_OK;
+  } catch (err) {
+    progress.stop();
+    const message = err instanceof BackupFailedError ? err.message : describeIoError('backup failed', err);
+    logger.error({ exitCode: EXIT_FAILED, durationSec: Math.round((clock.now() - startedAt) / 100) / 10, err: message }, `backup failed: ${message}`);
+    return EXIT_FAILED;
+  } finally {
+    await lock?.release();
+  }
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquireLock, LockBusyError } from '../../src/backup/backup-lock.ts';
+import { FakeClock } from '../../src/runtime/clock.ts';
+
+describe('acquireLock', () => {
+  it('creates a 0600 lock naming its holder and removes it on release', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-lock-'));
+    const lock = await acquireLock({ dir, name: '.s.lock', clock: new FakeClock() });
+    expect(statSync(lock.path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(lock.path, 'utf8')).toMatch(/pid \d+ since 2026-01-01T00:00:00.000Z/);
+    await lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a second holder while the first is alive, and leaves the first lock in place', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-lock-'));
+    const clock = new FakeClock(Date.now());
+    const first = await acquireLock({ dir, name: '.s.lock', clock });
+    await expect(acquireLock({ dir, name: '.s.lock', clock })).rejects.toBeInstanceOf(LockBusyError);
+    expect(readdirSync(dir)).toEqual(['.s.lock']);
+    await first.release();
+    const second = await acquireLock({ dir, name: '.s.lock', clock });
+    expect(second.tookOverStale).toBeUndefined();
+    await second.release();
+  });
+
+  it('takes over a lock whose mtime is older than staleMs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-lock-'));
+    writeFileSync(join(dir, '.s.lock'), 'dead-pod pid 7\n');
+    const clock = new FakeClock(Date.now() + 121_000);
+    const lock = await acquireLock({ dir, name: '.s.lock', clock, staleMs: 120_000 });
+    expect(lock.tookOverStale).toBe('dead-pod pid 7');
+    await lock.release();
+  });
+
+  it.each([
+    [29_000, 'busy'],
+    [31_000, 'taken over'],
+  ])('by default treats a lock untouched for %i ms as %s', async (ageMs, outcome) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-lock-'));
+    writeFileSync(join(dir, '.s.lock'), 'other pid 9\n');
+    const clock = new FakeClock(statSync(join(dir, '.s.lock')).mtimeMs + ageMs);
+    const attempt = acquireLock({ dir, name: '.s.lock', clock });
+    if (outcome === 'busy') await expect(attempt).rejects.toThrow(/held by other pid 9\); not starting a second writer \(a lock untouched for 30 s is taken over\)/);
+    else await (await attempt).release();
+  });
+
+  it('keeps a held lock fresh: the heartbeat touches its mtime', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-lock-'));
+    const clock = new FakeClock(Date.now() + 3_600_000);
+    const lock = await acquireLock({ dir, name: '.s.lock', clock, heartbeatMs: 10_000 });
+    const old = new Date(0);
+    utimesSync(lock.path, old, old);
+    clock.step(10_000);
+    await expect.poll(() => statSync(lock.path).mtimeMs).toBe(clock.now());
+    await lock.release();
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TempFile, writeFileDurably } from '../../src/backup/durable-file.ts';
+import { FakeClock } from '../../src/runtime/clock.ts';
+import { Progress } from '../../src/backup/progress.ts';
+import { pino } from 'pino';
+
+describe('TempFile', () => {
+  it('creates a hidden 0600 file even under a permissive umask, and commit renames it into place', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    const previous = process.umask(0);
+    try {
+      const temp = await TempFile.create(dir, '.s.partial-');
+      expect(statSync(temp.path).mode & 0o777).toBe(0o600);
+      await temp.handle.write('data');
+      const path = await temp.commit('s-20260101T000000Z.db');
+      expect(readdirSync(dir)).toEqual(['s-20260101T000000Z.db']);
+      expect(readFileSync(path, 'utf8')).toBe('data');
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('never replaces an existing final name: the commit fails and the temp file is removed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    writeFileSync(join(dir, 's-20260101T000000Z.db'), 'first writer');
+    const temp = await TempFile.create(dir, '.s.partial-');
+    await temp.handle.write('second writer');
+    await expect(temp.commit('s-20260101T000000Z.db')).rejects.toThrow(/already exists; refusing to replace it/);
+    expect(readdirSync(dir)).toEqual(['s-20260101T000000Z.db']);
+    expect(readFileSync(join(dir, 's-20260101T000000Z.db'), 'utf8')).toBe('first writer');
+  });
+
+  it('discard removes the temp file and is idempotent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    const temp = await TempFile.create(dir, '.s.partial-');
+    await temp.discard();
+    await temp.discard();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('writeFileDurably writes a small file atomically', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    await writeFileDurably(dir, 'x.sha256', 'abc  x\n', '.s.partial-');
+    expect(readdirSync(dir)).toEqual(['x.sha256']);
+  });
+});
+
+describe('Progress', () => {
+  it('logs bytes, MB/s and percent every interval until stopped', () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const clock = new FakeClock();
+    const progress = new Progress({ logger, clock, what: 'etcd snapshot', intervalMs: 5000 });
+    progress.setTotal(100_000_000);
+    progress.add(25_000_000);
+    clock.step(5000);
+    progress.add(25_000_000);
+    clock.step(5000);
+    progress.stop();
+    clock.step(5000);
+    expect(lines.map(({ bytes, mbPerSec, percent, msg }) => ({ bytes, mbPerSec, percent, msg }))).toEqual([
+      { bytes: 25_000_000, mbPerSec: 5, percent: 25, msg: 'etcd snapshot: in progress' },
+      { bytes: 50_000_000, mbPerSec: 5, percent: 50, msg: 'etcd snapshot: in progress' },
+    ]);
+  });
+});

@@ -1,0 +1,49 @@
+import { mkdirSync, mkdtempSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { EXIT_INCOMPLETE, EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
+import { FakeClock } from '../../src/runtime/clock.ts';
+
+function setup(): { source: string; destination: string; lines: Record<string, unknown>[]; logger: pino.Logger } {
+  const root = mkdtempSync(join(tmpdir(), 'bks-run-'));
+  const source = join(root, 'source');
+  const destination = join(root, 'dest');
+  mkdirSync(source);
+  mkdirSync(destination);
+  writeFileSync(join(source, 'table.db'), Buffer.alloc(2_000_000, 3));
+  // Two older backups of this schedule: keep-last=1 would prune both after a complete run.
+  for (const old of ['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz']) writeFileSync(join(destination, old), 'old');
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({}, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+  return { source, destination, lines, logger };
+}
+
+const command = (source: string, destination: string) => ({ kind: 'run', source: { kind: 'pvc', sourceDir: source }, destinationDir: destination, keepLast: 1, schedule: 'pg', namespace: 'db' }) as const;
+
+describe('runBackup (volume)', () => {
+  it('exits 3 and keeps older backups when a file changes while it is archived; the archive is still written and verified', async () => {
+    const { source, destination, lines, logger } = setup();
+    let cut = false;
+    const code = await runBackup(command(source, destination), {
+      logger,
+      clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)),
+      onBytesCopied: () => {
+        if (!cut) truncateSync(join(source, 'table.db'), 10);
+        cut = true;
+      },
+    });
+    expect(code).toBe(EXIT_INCOMPLETE);
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
+    expect(lines.at(-1)).toMatchObject({ level: 50, exitCode: 3, changed: 1, msg: expect.stringMatching(/incomplete: 1 file\(s\) changed while read \(table\.db\); older backups kept/) });
+  });
+
+  it('exits 0 and prunes to keep-last when nothing changed', async () => {
+    const { source, destination, lines, logger } = setup();
+    const code = await runBackup(command(source, destination), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)) });
+    expect(code).toBe(EXIT_OK);
+    expect(readdirSync(destination).sort()).toEqual(['pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
+    expect(lines.at(-1)).toMatchObject({ exitCode: 0, pruned: ['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz'] });
+  });
+});

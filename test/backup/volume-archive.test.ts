@@ -1,0 +1,58 @@
+import { mkdtempSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { extract } from 'tar-stream';
+import { describe, expect, it } from 'vitest';
+import { archiveDirectory } from '../../src/backup/volume-archive.ts';
+import { silentLogger } from '../../src/runtime/logger.ts';
+
+/** Runs the archive to the end; returns the result and the tar entries (name → content). */
+async function archive(sourceDir: string, onBytes?: (n: number) => void): Promise<{ result: Awaited<ReturnType<typeof archiveDirectory>['result']>; entries: Map<string, Buffer> }> {
+  const run = archiveDirectory({ sourceDir, logger: silentLogger, ...(onBytes ? { onBytes } : {}) });
+  const entries = new Map<string, Buffer>();
+  const parser = extract();
+  parser.on('entry', (header, body, next) => {
+    const chunks: Buffer[] = [];
+    body.on('data', (c) => void chunks.push(c as Buffer));
+    body.on('end', () => {
+      entries.set(header.name, Buffer.concat(chunks));
+      next();
+    });
+  });
+  await pipeline(Readable.from(run.stream), createGunzip(), parser);
+  return { result: await run.result, entries };
+}
+
+describe('archiveDirectory', () => {
+  it('warns about a file that vanishes before it is read and archives the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-arch-'));
+    writeFileSync(join(dir, 'a.bin'), Buffer.alloc(300_000, 1));
+    writeFileSync(join(dir, 'b.txt'), 'doomed');
+    writeFileSync(join(dir, 'c.txt'), 'kept');
+    let deleted = false;
+    const { result, entries } = await archive(dir, () => {
+      if (!deleted) unlinkSync(join(dir, 'b.txt'));
+      deleted = true;
+    });
+    expect(result.vanished).toEqual(['b.txt']);
+    expect(result.changed).toEqual([]);
+    expect([...entries.keys()]).toEqual(['a.bin', 'c.txt']);
+  });
+
+  it('marks a file that shrinks while read as changed and keeps the tar valid (declared size, zero padding)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-arch-'));
+    writeFileSync(join(dir, 'grows-and-shrinks.db'), Buffer.alloc(1_000_000, 7));
+    writeFileSync(join(dir, 'z.txt'), 'after');
+    let cut = false;
+    const { result, entries } = await archive(dir, () => {
+      if (!cut) truncateSync(join(dir, 'grows-and-shrinks.db'), 1000);
+      cut = true;
+    });
+    expect(result.changed).toEqual(['grows-and-shrinks.db']);
+    expect(entries.get('grows-and-shrinks.db')).toHaveLength(1_000_000);
+    expect(entries.get('z.txt')?.toString()).toBe('after');
+  });
+});
