@@ -120,6 +120,16 @@ export function isServerDefault(path: readonly string[], value: unknown, parent:
   return isRecord(value) && Object.keys(value).length > 0 && Object.entries(value).every(([key, inner]) => isServerDefault([...path, key], inner, value));
 }
 
+/** Reports the fields of `value` (found where the desired CronJob has nothing) that are not server defaults, leaf by leaf. */
+function reportForeign(path: string[], value: unknown, parent: Record<string, unknown>, out: string[]): void {
+  if (isServerDefault(path, value, parent)) return;
+  if (!isRecord(value) || Object.keys(value).length === 0) {
+    out.push(render(path));
+    return;
+  }
+  for (const [key, inner] of Object.entries(value)) reportForeign([...path, key], inner, value, out);
+}
+
 function diffValue(desired: unknown, observed: unknown, path: string[], out: string[]): void {
   if (Array.isArray(desired)) {
     if (!Array.isArray(observed) || observed.length !== desired.length) {
@@ -144,7 +154,7 @@ function diffValue(desired: unknown, observed: unknown, path: string[], out: str
       diffValue(value, seen[key], [...path, key], out);
     }
     for (const [key, value] of Object.entries(seen)) {
-      if (desired[key] === undefined && value !== undefined && !isServerDefault([...path, key], value, seen)) out.push(render([...path, key]));
+      if (desired[key] === undefined && value !== undefined) reportForeign([...path, key], value, seen, out);
     }
     return;
   }

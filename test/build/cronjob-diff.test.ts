@@ -151,7 +151,7 @@ describe('the controller owns the whole child spec', () => {
     ['a service account', (o) => (o.spec.jobTemplate.spec.template.spec.serviceAccountName = 'admin'), `${pod}.serviceAccountName`],
     ['a read-only source mount made writable', (o) => delete o.spec.jobTemplate.spec.template.spec.containers[0].volumeMounts[1].readOnly, `${pod}.containers[0].volumeMounts[1].readOnly`],
     ['readOnly on the destination mount', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].volumeMounts[0].readOnly = true), `${pod}.containers[0].volumeMounts[0].readOnly`],
-    ['a resource limit the spec no longer sets', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].resources.limits = { memory: '1Gi' }), `${pod}.containers[0].resources.limits`],
+    ['a resource limit the spec no longer sets', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].resources.limits = { memory: '1Gi' }), `${pod}.containers[0].resources.limits.memory`],
     ['a dnsPolicy other than the default', (o) => (o.spec.jobTemplate.spec.template.spec.dnsPolicy = 'Default'), `${pod}.dnsPolicy`],
     ['a Job parallelism', (o) => (o.spec.jobTemplate.spec.parallelism = 5), 'spec.jobTemplate.spec.parallelism'],
     ['imagePullPolicy Never', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].imagePullPolicy = 'Never'), `${pod}.containers[0].imagePullPolicy`],
