@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
-import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { GROUP_VERSION, KIND, type BackupSchedule } from '../api/index.ts';
+import { BackupSchedule as BackupScheduleConstruct } from '../constructs/backup-schedule.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of ExampleSchedule. */
@@ -39,8 +39,8 @@ export function nightlyEtcd(namespace: string): BackupSchedule {
  * and SkipDryRunOnMissingResource so the first sync does not fail before the CRD exists).
  */
 export class ExampleSchedule extends Construct {
-  /** The BackupSchedule API object. */
-  public readonly schedule: ApiObject;
+  /** The BackupSchedule, through the construct users import (validated at synth). */
+  public readonly schedule: BackupScheduleConstruct;
 
   public constructor(scope: Construct, id: string, props: ExampleScheduleProps = {}) {
     super(scope, id);
@@ -50,9 +50,7 @@ export class ExampleSchedule extends Construct {
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
     const example = nightlyEtcd(namespace);
-    this.schedule = new ApiObject(this, 'Resource', {
-      apiVersion: GROUP_VERSION,
-      kind: KIND,
+    this.schedule = new BackupScheduleConstruct(this, 'Resource', {
       metadata: {
         ...example.metadata,
         labels,
