@@ -18,10 +18,26 @@ const BANNER = `/* eslint-disable */
  */
 import type { ObjectMeta } from '../src/kube/object.ts';`;
 
+/**
+ * A copy of the schema whose descriptions end with `@default <value>` where the schema has a default
+ * (json-schema-to-typescript prints only the description), so editors show users what they get when
+ * they leave a field out.
+ */
+function withDefaultTags(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withDefaultTags);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node)) out[key] = key === 'default' || key === 'enum' ? structuredClone(child) : withDefaultTags(child);
+  if (out['default'] !== undefined && typeof out['description'] === 'string') {
+    out['description'] = `${out['description']}\n\n@default ${JSON.stringify(out['default'])}`;
+  }
+  return out;
+}
+
 /** The TypeScript source of the BackupSchedule types. Deterministic for a given schema. */
 export async function generateTypes(): Promise<string> {
-  // compile() mutates and annotates its input: hand it a deep copy.
-  const schema = structuredClone(backupScheduleSchema) as JSONSchema;
+  // compile() mutates and annotates its input: hand it a copy.
+  const schema = withDefaultTags(backupScheduleSchema) as JSONSchema;
   return compile(schema, 'BackupSchedule', {
     bannerComment: BANNER,
     additionalProperties: false,
