@@ -58,7 +58,7 @@ describe('BackupSchedule construct', () => {
     const manifest = Testing.synth(chart)[0] as BackupScheduleObject;
     const controller = buildCronJob({ ...manifest, metadata: { ...manifest.metadata, uid: PREVIEW_UID } });
     expect(schedule.toCronJob()).toEqual(controller);
-    expect(schedule.toCronJob({ image: 'registry.local/backup:1' }).spec?.jobTemplate.spec.template.spec?.containers[0]?.image).toBe('registry.local/backup:1');
+    expect(schedule.toCronJob({ image: 'registry.local/backup:1' }).spec?.jobTemplate.spec?.template.spec?.containers[0]?.image).toBe('registry.local/backup:1');
     expect(schedule.toCronJob()).toMatchSnapshot();
   });
 
