@@ -21,7 +21,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
  * prune them, which hides typos such as `keeplast`), except at the root where metadata lives; lists of
  * type set must not hold duplicates.
  */
-function closeObjects(node: unknown, isRoot: boolean): unknown {
+export function closeObjects(node: unknown, isRoot: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => closeObjects(n, false));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};

@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { App, Chart, Yaml } from 'cdk8s';
 import { stringify } from 'yaml';
+import { KIND } from '../api/constants.ts';
+import { JSON_SCHEMA_FILE, toEditorJsonSchema } from '../api/json-schema.ts';
 import { ExampleChart } from './example-chart.ts';
 import { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
 import { SYNC_WAVE_ANNOTATION } from './sync-wave.ts';
@@ -20,6 +22,9 @@ export const KUSTOMIZATION_FILE = 'Kustomization';
 
 /** Sub-folder of the example BackupSchedule (and its Namespace). */
 export const EXAMPLES_DIR = 'examples';
+
+/** Sub-folder of the BackupSchedule JSON Schema for editors and CI (`backupschedule_v1alpha1.json`). */
+export const SCHEMAS_DIR = 'schemas';
 
 /**
  * Kinds in the order they must be created within one sync wave: what others live in or refer to first.
@@ -66,12 +71,14 @@ function compareManifests(a: Manifest, b: Manifest): number {
  * position, so that `kubectl create -f <dir>` (which reads a directory in lexical file order) creates a
  * Namespace before what lives in it; then the kustomization listing the same files in the same order.
  */
-function writeChart(chart: Chart, dir: string): string[] {
+function writeChart(chart: Chart, dir: string, schemaFile: string): string[] {
   mkdirSync(dir, { recursive: true });
   const manifests = (chart.toJson() as Manifest[]).slice().sort(compareManifests);
   const width = Math.max(2, String(manifests.length - 1).length);
   const files = manifests.map((m, i) => `${String(i).padStart(width, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`);
-  manifests.forEach((m, i) => writeFileSync(join(dir, files[i] ?? ''), Yaml.stringify(m)));
+  // The yaml-language-server modeline: editors complete and check a BackupSchedule against the schema.
+  const modeline = `# yaml-language-server: $schema=${relative(dir, schemaFile)}\n`;
+  manifests.forEach((m, i) => writeFileSync(join(dir, files[i] ?? ''), `${m.kind === KIND ? modeline : ''}${Yaml.stringify(m)}`));
   const kustomization = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: files };
   writeFileSync(
     join(dir, KUSTOMIZATION_FILE),
@@ -85,6 +92,7 @@ function writeChart(chart: Chart, dir: string): string[] {
 function clean(outdir: string): void {
   if (!existsSync(outdir)) return;
   rmSync(join(outdir, EXAMPLES_DIR), { recursive: true, force: true });
+  rmSync(join(outdir, SCHEMAS_DIR), { recursive: true, force: true });
   for (const file of readdirSync(outdir)) {
     if (file.endsWith('.yaml') || file.endsWith('.yml') || file === KUSTOMIZATION_FILE) rmSync(join(outdir, file));
   }
@@ -95,7 +103,9 @@ function clean(outdir: string): void {
  * (unless `props.includeExample` is false). The example lives apart because kubectl maps every object
  * of a `kubectl create|apply -f` before creating any, so a custom resource cannot be created in the
  * same invocation as its CRD ("resource mapping not found … ensure CRDs are installed first"), and
- * `kubectl -f <dir>` without `-R` does not descend into sub-folders. Deterministic: same props, same bytes.
+ * `kubectl -f <dir>` without `-R` does not descend into sub-folders. The BackupSchedule JSON Schema goes
+ * into `outdir/schemas/` (kubectl never reads .json files there without `-R`). Deterministic: same
+ * props, same bytes.
  * @returns the folders written with their manifest file names, in apply order.
  */
 export function synthesize(outdir: string, props: OperatorChartProps = {}): SynthesizedDir[] {
@@ -105,7 +115,10 @@ export function synthesize(outdir: string, props: OperatorChartProps = {}): Synt
   const example = (props.includeExample ?? true) ? new ExampleChart(app, 'examples', { labels: operator.commonLabels }) : undefined;
   // Resolves dependencies and runs every construct's validation, as `app.synth()` would.
   app.synthYaml();
-  const out: SynthesizedDir[] = [{ dir: '.', files: writeChart(operator, outdir) }];
-  if (example) out.push({ dir: EXAMPLES_DIR, files: writeChart(example, join(outdir, EXAMPLES_DIR)) });
+  const schemaFile = join(outdir, SCHEMAS_DIR, JSON_SCHEMA_FILE);
+  mkdirSync(join(outdir, SCHEMAS_DIR), { recursive: true });
+  writeFileSync(schemaFile, `${JSON.stringify(toEditorJsonSchema(), null, 2)}\n`);
+  const out: SynthesizedDir[] = [{ dir: '.', files: writeChart(operator, outdir, schemaFile) }];
+  if (example) out.push({ dir: EXAMPLES_DIR, files: writeChart(example, join(outdir, EXAMPLES_DIR), schemaFile) });
   return out;
 }
