@@ -4,6 +4,7 @@
  * BackupSchedules in their own repositories. `validate` checks them as the API server and the
  * controller would; `preview` prints the CronJob each one becomes.
  */
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXIT_OK, EXIT_USAGE, processIo, UsageError, type CliIo } from './io.ts';
 import { PREVIEW_USAGE, previewCommand } from './preview-command.ts';
@@ -45,6 +46,7 @@ export function runCli(argv: readonly string[], io: CliIo = processIo): number {
   }
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+// Through `npx`/node_modules/.bin, argv[1] is a symlink to this file: compare real paths.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
   process.exitCode = runCli(process.argv.slice(2));
 }
