@@ -1,7 +1,8 @@
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
+import type { INamespace } from 'kubernetes-models/v1/Namespace';
 import { GROUP_VERSION, KIND, type BackupSchedule } from '../api/index.ts';
 import { BackupSchedule as BackupScheduleConstruct } from '../constructs/backup-schedule.ts';
+import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of ExampleSchedule. */
@@ -46,7 +47,9 @@ export class ExampleSchedule extends Construct {
     super(scope, id);
     const namespace = props.namespace ?? 'kubelings';
     const labels = { ...(props.labels ?? {}) };
-    new k8s.KubeNamespace(this, 'Namespace', {
+    kubeObject<INamespace>(this, 'Namespace', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
     const example = nightlyEtcd(namespace);

@@ -8,4 +8,4 @@ export { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
 export { ExampleChart } from './example-chart.ts';
 export { synthesize, EXAMPLES_DIR, SCHEMAS_DIR, KIND_ORDER, KUSTOMIZATION_FILE, type SynthesizedDir } from './synthesize.ts';
 export { SYNC_WAVE_ANNOTATION, SyncWave, syncWave } from './sync-wave.ts';
-export { toJsonSchemaProps } from './json-schema-props.ts';
+export { kubeObject } from './kube-object.ts';
