@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import { Composer, isMap, isSeq, LineCounter, Parser, type Document, type Node } from 'yaml';
 import { KIND } from '../api/constants.ts';
 import { UsageError } from './io.ts';
 
@@ -28,11 +28,12 @@ export interface SyntaxProblem {
   readonly message: string;
 }
 
-/** What readManifests found. */
-export interface ReadResult {
-  readonly files: number;
-  readonly manifests: Manifest[];
-  readonly problems: SyntaxProblem[];
+/** What readInputs hands each object and each syntax problem to, in input order. */
+export interface InputVisitor {
+  /** Called for each object; the document it came from can be collected as soon as this returns. */
+  readonly manifest: (manifest: Manifest) => void;
+  /** Called for each document that is not YAML. */
+  readonly problem: (problem: SyntaxProblem) => void;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -93,24 +94,29 @@ function manifestsOf(file: string, doc: Document, lines: LineCounter): Manifest[
   return [{ file, line: line(start), object, lineOf: (field) => line(offsetOf(doc.contents, fieldSegments(field), start)) }];
 }
 
-/** Reads every manifest of `paths` (`-` = `stdin`); a path that does not exist is a UsageError. */
-export function readInputs(paths: readonly string[], stdin: () => string): ReadResult {
-  const manifests: Manifest[] = [];
-  const problems: SyntaxProblem[] = [];
+/**
+ * Reads every manifest of `paths` (`-` = standard input) and hands each to `visit`, one document at a
+ * time: documents are parsed as a stream and dropped once visited, so 1,000 schedules in one file
+ * never sit in memory as syntax trees together (that cost more in garbage collection than the parsing).
+ * A path that does not exist is a UsageError. Returns the number of files read.
+ */
+export function readInputs(paths: readonly string[], stdin: () => string, visit: InputVisitor): number {
   const files = paths.flatMap(expand);
   for (const path of files) {
     const file = path === '-' ? '<stdin>' : path;
     const text = path === '-' ? stdin() : readFileSync(path, 'utf8');
     const lines = new LineCounter();
-    for (const doc of parseAllDocuments(text, { lineCounter: lines, prettyErrors: false })) {
+    const composer = new Composer({ prettyErrors: false });
+    // What parseAllDocuments does, without collecting the documents into an array first.
+    for (const doc of composer.compose(new Parser(lines.addNewLine).parse(text), true, text.length)) {
       if (doc.errors.length > 0) {
-        for (const error of doc.errors) problems.push({ file, line: lines.linePos(error.pos[0]).line, message: `not valid YAML: ${error.message.split('\n')[0] ?? ''}` });
+        for (const error of doc.errors) visit.problem({ file, line: lines.linePos(error.pos[0]).line, message: `not valid YAML: ${error.message.split('\n')[0] ?? ''}` });
         continue;
       }
-      manifests.push(...manifestsOf(file, doc, lines));
+      for (const manifest of manifestsOf(file, doc, lines)) visit.manifest(manifest);
     }
   }
-  return { files: files.length, manifests, problems };
+  return files.length;
 }
 
 /**

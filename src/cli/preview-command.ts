@@ -70,31 +70,35 @@ export function previewCommand(args: readonly string[], io: CliIo): number {
   const image = typeof values['image'] === 'string' ? values['image'] : undefined;
   const namespace = typeof values['namespace'] === 'string' ? values['namespace'] : 'default';
 
-  const { manifests, problems } = readInputs(positionals, io.stdin);
-  let failed = problems.length > 0;
-  for (const problem of problems) io.stderr(`${problem.file}:${problem.line}: ${problem.message}\n`);
+  let failed = false;
   const rendered: string[] = [];
   const items: PreviewItem[] = [];
-  for (const manifest of manifests) {
-    if (!isBackupSchedule(manifest.object)) continue;
-    const errors = validateBackupSchedule(manifest.object);
-    for (const error of errors) io.stderr(`${manifest.file}:${manifest.lineOf(error.field)}: ${error.message}\n`);
-    if (errors.length > 0) {
+  readInputs(positionals, io.stdin, {
+    problem: (problem) => {
       failed = true;
-      continue;
-    }
-    const schedule = manifest.object as BackupSchedule;
-    const cronJob = previewCronJob(schedule, { namespace, ...(image === undefined ? {} : { image }) });
-    const item: PreviewItem = {
-      file: manifest.file,
-      line: manifest.line,
-      backupSchedule: `${cronJob.metadata?.namespace ?? ''}/${schedule.metadata?.name ?? ''}`,
-      cronJob,
-      serverDefaults: serverDefaultsOf(cronJob).map(({ path, value }) => ({ field: dotted(path), value })),
-    };
-    items.push(item);
-    rendered.push(toYaml(item, schedule.metadata?.namespace === undefined));
-  }
+      io.stderr(`${problem.file}:${problem.line}: ${problem.message}\n`);
+    },
+    manifest: (manifest) => {
+      if (!isBackupSchedule(manifest.object)) return;
+      const errors = validateBackupSchedule(manifest.object);
+      for (const error of errors) io.stderr(`${manifest.file}:${manifest.lineOf(error.field)}: ${error.message}\n`);
+      if (errors.length > 0) {
+        failed = true;
+        return;
+      }
+      const schedule = manifest.object as BackupSchedule;
+      const cronJob = previewCronJob(schedule, { namespace, ...(image === undefined ? {} : { image }) });
+      const item: PreviewItem = {
+        file: manifest.file,
+        line: manifest.line,
+        backupSchedule: `${cronJob.metadata?.namespace ?? ''}/${schedule.metadata?.name ?? ''}`,
+        cronJob,
+        serverDefaults: serverDefaultsOf(cronJob).map(({ path, value }) => ({ field: dotted(path), value })),
+      };
+      items.push(item);
+      if (format === 'yaml') rendered.push(toYaml(item, schedule.metadata?.namespace === undefined));
+    },
+  });
   if (items.length === 0 && !failed) {
     io.stderr(`no BackupSchedule in ${positionals.join(', ')}\n`);
     return EXIT_INVALID;

@@ -46,20 +46,26 @@ export function objectName(manifest: Manifest): string | undefined {
 
 /** Validates the BackupSchedules of `paths`; the report lists every error with its file and line. */
 export function validateInputs(paths: readonly string[], io: CliIo): ValidateReport {
-  const { files, manifests, problems } = readInputs(paths, io.stdin);
-  const errors: ValidateError[] = problems.map((p) => ({ file: p.file, line: p.line, message: p.message }));
+  const errors: ValidateError[] = [];
   let backupSchedules = 0;
-  for (const manifest of manifests) {
-    if (!isBackupSchedule(manifest.object)) continue;
-    backupSchedules++;
-    const object = objectName(manifest);
-    // In file order, so the output reads top to bottom.
-    const found = validateBackupSchedule(manifest.object).map((error) => ({ error, line: manifest.lineOf(error.field) }));
-    for (const { error, line } of found.sort((a, b) => a.line - b.line)) {
-      errors.push({ file: manifest.file, line, ...(object === undefined ? {} : { object }), field: error.field, message: error.message });
-    }
-  }
-  return { valid: errors.length === 0, files, backupSchedules, skipped: manifests.length - backupSchedules, errors };
+  let skipped = 0;
+  const files = readInputs(paths, io.stdin, {
+    problem: (p) => errors.push({ file: p.file, line: p.line, message: p.message }),
+    manifest: (manifest) => {
+      if (!isBackupSchedule(manifest.object)) {
+        skipped++;
+        return;
+      }
+      backupSchedules++;
+      const object = objectName(manifest);
+      // In file order, so the output reads top to bottom.
+      const found = validateBackupSchedule(manifest.object).map((error) => ({ error, line: manifest.lineOf(error.field) }));
+      for (const { error, line } of found.sort((a, b) => a.line - b.line)) {
+        errors.push({ file: manifest.file, line, ...(object === undefined ? {} : { object }), field: error.field, message: error.message });
+      }
+    },
+  });
+  return { valid: errors.length === 0, files, backupSchedules, skipped, errors };
 }
 
 /** `backupschedule validate …`; returns the exit code. */
