@@ -37,7 +37,10 @@ export function closeObjects(node: unknown, isRoot: boolean): unknown {
 let compiled: ValidateFunction | undefined;
 function schemaValidator(): ValidateFunction {
   if (compiled !== undefined) return compiled;
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+  // validateSchema off: checking the schema against the draft-07 meta-schema compiled that too and was
+  // half of the first validation's cost (synth, CLI start-up); test/api/json-schema.test.ts compiles the
+  // same tree with the meta-schema check, and strict mode still rejects unknown keywords here.
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, validateSchema: false, code: { optimize: false } });
   addFormats(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });

@@ -3,18 +3,9 @@ import type { ApiObject } from 'cdk8s';
 import type { ICustomResourceColumnDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceColumnDefinition';
 import type { ICustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import type { IJSONSchemaProps } from 'kubernetes-models/apiextensions.k8s.io/v1/JSONSchemaProps';
-import {
-  API_GROUP,
-  API_VERSION,
-  backupScheduleSchema,
-  CATEGORIES,
-  CRD_NAME,
-  KIND,
-  PLURAL,
-  SHORT_NAMES,
-  SINGULAR,
-  toCrdOpenApiSchema,
-} from '../api/index.ts';
+import { API_GROUP, API_VERSION, CATEGORIES, CRD_NAME, KIND, PLURAL, SHORT_NAMES, SINGULAR } from '../api/constants.ts';
+import { toCrdOpenApiSchema } from '../api/crd-schema.ts';
+import { backupScheduleSchema } from '../api/schema.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 

@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import type { INamespace } from 'kubernetes-models/v1/Namespace';
-import { GROUP_VERSION, KIND, type BackupSchedule } from '../api/index.ts';
+import { GROUP_VERSION, KIND } from '../api/constants.ts';
+import type { BackupSchedule } from '../api/index.ts';
 import { BackupSchedule as BackupScheduleConstruct } from '../constructs/backup-schedule.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';

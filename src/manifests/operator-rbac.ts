@@ -6,7 +6,7 @@ import type { IClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k
 import type { IPolicyRule } from 'kubernetes-models/rbac.authorization.k8s.io/v1/PolicyRule';
 import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
-import { API_GROUP, PLURAL } from '../api/index.ts';
+import { API_GROUP, PLURAL } from '../api/constants.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 

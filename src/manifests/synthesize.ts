@@ -72,6 +72,7 @@ function compareManifests(a: Manifest, b: Manifest): number {
  */
 function writeChart(chart: Chart, dir: string, schemaFile: string): string[] {
   mkdirSync(dir, { recursive: true });
+  // chart.toJson() resolves dependencies and runs every construct's validation, as `app.synth()` does.
   const manifests = (chart.toJson() as Manifest[]).slice().sort(compareManifests);
   const width = Math.max(2, String(manifests.length - 1).length);
   const files = manifests.map((m, i) => `${String(i).padStart(width, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`);
@@ -113,8 +114,6 @@ export function synthesize(outdir: string, props: OperatorChartProps = {}): Synt
   const app = new App({ outdir });
   const operator = new OperatorChart(app, 'backupschedule-operator', props);
   const example = (props.includeExample ?? true) ? new ExampleChart(app, 'examples', { labels: operator.commonLabels }) : undefined;
-  // Resolves dependencies and runs every construct's validation, as `app.synth()` would.
-  app.synthYaml();
   const schemaFile = join(outdir, SCHEMAS_DIR, JSON_SCHEMA_FILE);
   mkdirSync(join(outdir, SCHEMAS_DIR), { recursive: true });
   writeFileSync(schemaFile, `${JSON.stringify(toEditorJsonSchema(), null, 2)}\n`);
