@@ -8,9 +8,10 @@
  *   npm run build:package
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { GENERATED_VALIDATOR_PATH } from '../src/api/schema-validator.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,6 +27,8 @@ const NODE_TARGET = 'node20';
 export async function buildPackage(): Promise<void> {
   rmSync(PACKAGE_OUT, { recursive: true, force: true });
   execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.package.json'], { cwd: ROOT, stdio: 'inherit' });
+  // The precompiled schema validator is JavaScript already (with a .d.ts), which tsc does not copy.
+  copyFileSync(`${ROOT}${GENERATED_VALIDATOR_PATH}`, `${PACKAGE_OUT}${GENERATED_VALIDATOR_PATH}`);
   await build({
     absWorkingDir: ROOT,
     entryPoints: ['src/cli/main.ts'],

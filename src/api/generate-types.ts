@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { withApiReference } from './api-reference.ts';
 import { backupScheduleSchema } from './schema.ts';
+import { GENERATED_VALIDATOR_PATH, generateSchemaValidator } from './schema-validator.ts';
 
 /** Where the generated types live, relative to the repository root. */
 export const GENERATED_TYPES_PATH = 'imports/backupschedule.ts';
@@ -51,7 +52,10 @@ export async function generateTypes(): Promise<string> {
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const target = new URL(`../../${GENERATED_TYPES_PATH}`, import.meta.url);
   await writeFile(target, await generateTypes());
+  const validator = generateSchemaValidator();
+  await writeFile(new URL(`../../${GENERATED_VALIDATOR_PATH}`, import.meta.url), validator.js);
+  await writeFile(new URL(`../../${GENERATED_VALIDATOR_PATH.replace(/\.js$/, '.d.ts')}`, import.meta.url), validator.dts);
   const readme = new URL('../../README.md', import.meta.url);
   await writeFile(readme, withApiReference(await readFile(readme, 'utf8')));
-  console.log(`wrote ${GENERATED_TYPES_PATH} and the API reference in README.md`);
+  console.log(`wrote ${GENERATED_TYPES_PATH}, ${GENERATED_VALIDATOR_PATH} and the API reference in README.md`);
 }

@@ -8,7 +8,7 @@
 import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
-import { closeObjects } from './validate.ts';
+import { closeObjects } from './validator-schema.ts';
 
 /** File name in kubeconform's `{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json` convention. */
 export const JSON_SCHEMA_FILE = `${KIND.toLowerCase()}_${GROUP_VERSION.split('/')[1] ?? ''}.json`;
@@ -28,16 +28,15 @@ export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
   "!self.split('/').exists(s, s == '..')": { not: { pattern: '(^|/)\\.\\.(/|$)' } },
 };
 
-/** Keywords only the API server, the type generator or ajv's custom formats understand. */
+/** Keywords only the API server or the type generator understand (closeObjects turned int32/int64 into bounds). */
 const DROPPED = new Set(['tsType', 'x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys']);
-const NON_STANDARD_FORMATS = new Set(['int32', 'int64']);
 
 function portable(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(portable);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(node)) {
-    if (DROPPED.has(key) || (key === 'format' && NON_STANDARD_FORMATS.has(child as string))) continue;
+    if (DROPPED.has(key)) continue;
     out[key] = key === 'default' || key === 'enum' ? child : portable(child);
   }
   return out;
