@@ -80,6 +80,7 @@ export function writeScratchProject(dir: string, repoRoot: string, tarball: stri
       integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
       dependencies: ours.dependencies ?? {},
       peerDependencies: ours.peerDependencies ?? {},
+      peerDependenciesMeta: ours.peerDependenciesMeta ?? {},
       ...(ours.bin === undefined ? {} : { bin: ours.bin }),
       ...(ours.engines === undefined ? {} : { engines: ours.engines }),
     },
