@@ -8,6 +8,7 @@
 import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
+import { withoutKeywords } from './schema-keywords.ts';
 import { closeObjects } from './validator-schema.ts';
 
 /** File name in kubeconform's `{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json` convention. */
@@ -31,16 +32,6 @@ export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
 /** Keywords only the API server or the type generator understand (closeObjects turned int32/int64 into bounds). */
 const DROPPED = new Set(['tsType', 'x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys']);
 
-function portable(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(portable);
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(node)) {
-    if (DROPPED.has(key)) continue;
-    out[key] = key === 'default' || key === 'enum' ? child : portable(child);
-  }
-  return out;
-}
 
 /** The node at a property path of a schema. */
 function nodeAt(root: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
@@ -51,7 +42,7 @@ function nodeAt(root: Record<string, unknown>, path: readonly string[]): Record<
 
 /** The editor/CI JSON Schema of a BackupSchedule. Deterministic. */
 export function toEditorJsonSchema(): SchemaNode {
-  const closed = portable(closeObjects(backupScheduleSchema, true)) as Record<string, unknown>;
+  const closed = withoutKeywords(closeObjects(backupScheduleSchema, true), DROPPED) as Record<string, unknown>;
   for (const rule of CEL_RULES) Object.assign(nodeAt(closed, rule.path), CEL_AS_JSON_SCHEMA[rule.rule] ?? {});
   const properties = closed['properties'] as Record<string, SchemaNode>;
   return {

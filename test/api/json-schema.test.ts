@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { CEL_RULES } from '../../src/api/cel-rules.ts';
 import { CEL_AS_JSON_SCHEMA, JSON_SCHEMA_FILE, toEditorJsonSchema } from '../../src/api/json-schema.ts';
+import { withoutKeywords } from '../../src/api/schema-keywords.ts';
 import { validateBackupSchedule } from '../../src/api/validate.ts';
 import { INVALID_CASES, validSchedule } from './invalid-cases.ts';
 
@@ -64,5 +65,21 @@ describe(`the editor/CI JSON Schema (${SCHEMA_PATH})`, () => {
       const pointers = (check.errors ?? []).map((e) => e.instancePath.slice(1).replace(/\//g, '.').replace(/\.(\d+)/g, '[$1]'));
       expect(pointers.some((p) => c.field === p || c.field.startsWith(`${p}.`) || c.field.startsWith(`${p}[`) || (p === '' && !c.field.includes('.'))), `${c.field} vs ${pointers.join(', ')}`).toBe(true);
     }
+  });
+});
+
+describe('withoutKeywords', () => {
+  it('drops keywords at any depth but keeps fields of the same name and data under default/enum', () => {
+    const schema = {
+      description: 'root',
+      properties: { description: { type: 'string', description: 'a field named description' }, items: { type: 'array', items: { type: 'object', title: 'x' } } },
+      default: { description: 'data' },
+      enum: [{ title: 'data' }],
+    };
+    expect(withoutKeywords(schema, new Set(['description', 'title']))).toEqual({
+      properties: { description: { type: 'string' }, items: { type: 'array', items: { type: 'object' } } },
+      default: { description: 'data' },
+      enum: [{ title: 'data' }],
+    });
   });
 });
