@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Composer, isMap, isSeq, LineCounter, Parser, type Document, type Node } from 'yaml';
 import { KIND } from '../api/constants.ts';
+import { validateBackupSchedule, type FieldError } from '../api/validate.ts';
 import { UsageError } from './io.ts';
 
 /** One object found in the input. */
@@ -125,4 +126,14 @@ export function readInputs(paths: readonly string[], stdin: () => string, visit:
  */
 export function isBackupSchedule(object: unknown): boolean {
   return typeof object === 'object' && object !== null && (object as { kind?: unknown }).kind === KIND;
+}
+
+/**
+ * The problems of a BackupSchedule manifest: validateBackupSchedule's, plus a missing `apiVersion`,
+ * which objects read back from the API server always have but a file may lack (kubectl refuses it).
+ */
+export function manifestProblems(object: unknown): FieldError[] {
+  const errors = validateBackupSchedule(object);
+  if ((object as { apiVersion?: unknown }).apiVersion === undefined) errors.unshift({ field: 'apiVersion', message: 'apiVersion: is required' });
+  return errors;
 }

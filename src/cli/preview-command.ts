@@ -1,11 +1,10 @@
 import { Document } from 'yaml';
 import type { BackupSchedule } from '../api/index.ts';
-import { validateBackupSchedule } from '../api/validate.ts';
 import type { CronJob } from '../build/cron-job.ts';
 import { PREVIEW_UID, previewCronJob } from '../build/preview.ts';
 import { serverDefaultsOf, withServerDefaults } from '../build/server-defaults.ts';
 import { EXIT_INVALID, EXIT_OK, outputFormat, parseCommandLine, UsageError, type CliIo } from './io.ts';
-import { isBackupSchedule, readInputs } from './inputs.ts';
+import { isBackupSchedule, manifestProblems, readInputs } from './inputs.ts';
 
 /** `backupschedule preview --help`. */
 export const PREVIEW_USAGE = `Usage: backupschedule preview [options] <file|dir|->...
@@ -80,7 +79,7 @@ export function previewCommand(args: readonly string[], io: CliIo): number {
     },
     manifest: (manifest) => {
       if (!isBackupSchedule(manifest.object)) return;
-      const errors = validateBackupSchedule(manifest.object);
+      const errors = manifestProblems(manifest.object);
       for (const error of errors) io.stderr(`${manifest.file}:${manifest.lineOf(error.field)}: ${error.message}\n`);
       if (errors.length > 0) {
         failed = true;

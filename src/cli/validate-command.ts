@@ -1,6 +1,5 @@
-import { validateBackupSchedule } from '../api/validate.ts';
 import { EXIT_INVALID, EXIT_OK, outputFormat, parseCommandLine, UsageError, type CliIo } from './io.ts';
-import { isBackupSchedule, readInputs, type Manifest } from './inputs.ts';
+import { isBackupSchedule, manifestProblems, readInputs, type Manifest } from './inputs.ts';
 
 /** `backupschedule validate --help`. */
 export const VALIDATE_USAGE = `Usage: backupschedule validate [--output text|json] <file|dir|->...
@@ -59,7 +58,7 @@ export function validateInputs(paths: readonly string[], io: CliIo): ValidateRep
       backupSchedules++;
       const object = objectName(manifest);
       // In file order, so the output reads top to bottom.
-      const found = validateBackupSchedule(manifest.object).map((error) => ({ error, line: manifest.lineOf(error.field) }));
+      const found = manifestProblems(manifest.object).map((error) => ({ error, line: manifest.lineOf(error.field) }));
       for (const { error, line } of found.sort((a, b) => a.line - b.line)) {
         errors.push({ file: manifest.file, line, ...(object === undefined ? {} : { object }), field: error.field, message: error.message });
       }

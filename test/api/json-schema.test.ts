@@ -7,6 +7,7 @@ import { CEL_RULES } from '../../src/api/cel-rules.ts';
 import { CEL_AS_JSON_SCHEMA, JSON_SCHEMA_FILE, toEditorJsonSchema } from '../../src/api/json-schema.ts';
 import { withoutKeywords } from '../../src/api/schema-keywords.ts';
 import { validateBackupSchedule } from '../../src/api/validate.ts';
+import { cli } from '../cli/cli-io.ts';
 import { INVALID_CASES, validSchedule } from './invalid-cases.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -65,6 +66,17 @@ describe(`the editor/CI JSON Schema (${SCHEMA_PATH})`, () => {
       const pointers = (check.errors ?? []).map((e) => e.instancePath.slice(1).replace(/\//g, '.').replace(/\.(\d+)/g, '[$1]'));
       expect(pointers.some((p) => c.field === p || c.field.startsWith(`${p}.`) || c.field.startsWith(`${p}[`) || (p === '' && !c.field.includes('.'))), `${c.field} vs ${pointers.join(', ')}`).toBe(true);
     }
+  });
+});
+
+describe('the JSON Schema and the CLI on a manifest without apiVersion', () => {
+  it('both reject it', () => {
+    const object = validSchedule();
+    delete object.apiVersion;
+    expect(check(object)).toBe(false);
+    const run = cli(['validate', '-'], JSON.stringify(object));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('<stdin>:1: apiVersion: is required\n');
   });
 });
 
