@@ -109,6 +109,8 @@ export const bad: BackupScheduleSpec = { ...spec, retention: { keepLast: 'seven'
     expect(parse(preview.stdout)).toMatchObject({ kind: 'CronJob', metadata: { name: 'nightly', namespace: 'team-a' } });
     expect(bin('preview', '--help').stdout).toMatch(/^Usage: backupschedule preview/);
     expect(bin('validate', '--strict', 'bad.yaml').status).toBe(2);
+    const npx = run('npm', ['exec', '--offline', '--', 'backupschedule', 'validate', 'bad.yaml']);
+    expect([npx.status, npx.stdout]).toEqual([1, 'bad.yaml:9: spec.retention.keepLast: must be >= 1\n']);
   });
 
   it('exports the JSON Schema for editors and kubeconform', () => {
