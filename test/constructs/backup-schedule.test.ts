@@ -75,6 +75,13 @@ describe('BackupSchedule construct', () => {
     expect(previewCronJob(input)).toEqual(buildCronJob(input));
   });
 
+  it('documents each spec default in the generated props type (@default from the schema)', () => {
+    const types = readFileSync(new URL('../../imports/backupschedule.ts', import.meta.url), 'utf8');
+    for (const [field, value] of [['keepLast', '7'], ['concurrencyPolicy', '"Forbid"'], ['backoffLimit', '3'], ['suspend', 'false']]) {
+      expect(types).toMatch(new RegExp(`@default ${value}\\n\\s+\\*/\\n\\s+${field}\\?:`));
+    }
+  });
+
   it('is what the operator\'s own ExampleSchedule uses', () => {
     const chart = new Chart(new App(), 'examples');
     const example = new ExampleSchedule(chart, 'Example');
