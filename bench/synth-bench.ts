@@ -8,24 +8,17 @@
  * Options: `--runs N` (default 7).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { childrenCpuMs } from './child-cpu.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
 const RUNS = Number(values.runs);
-
-/** CPU milliseconds of this process' waited-for children (cutime + cstime), or NaN off Linux. */
-function childrenCpuMs(): number {
-  if (!existsSync('/proc/self/stat')) return NaN;
-  // Fields after the parenthesised command name; cutime and cstime are fields 16 and 17 (clock ticks, 100/s).
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[13]) + Number(fields[14])) * 10;
-}
 
 /** Wall and CPU milliseconds of one `node tsx <entry>` run writing into a fresh folder. */
 function timeRun(entry: string): { wall: number; cpu: number } {
