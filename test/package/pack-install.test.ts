@@ -71,6 +71,13 @@ describe('the packed package in a scratch cdk8s app', () => {
     expect(cronJob.metadata).toMatchObject({ name: 'nightly', namespace: 'team-a' });
   });
 
+  it('loads into a CommonJS app with require() as well (cdk8s init typescript-app compiles to CommonJS)', () => {
+    writeFileSync(join(app, 'main.cjs'), APP.replace('KEEP', '14').replace("import { App, Chart, Testing } from 'cdk8s';\nimport { BackupSchedule } from 'backupschedule-operator';", "const { App, Chart, Testing } = require('cdk8s');\nconst { BackupSchedule } = require('backupschedule-operator');").replace("outdir: 'dist'", "outdir: 'dist-cjs'"));
+    const synth = run(process.execPath, ['main.cjs']);
+    expect(synth.status, synth.stderr).toBe(0);
+    expect(readFileSync(join(app, 'dist-cjs', 'backups.k8s.yaml'), 'utf8')).toBe(readFileSync(new URL('./__snapshots__/consumer-chart.k8s.yaml', import.meta.url), 'utf8'));
+  });
+
   it('fails the synth of an invalid spec, naming the construct and the field', () => {
     writeFileSync(join(app, 'invalid.mjs'), APP.replace('KEEP', '5000'));
     const synth = run(process.execPath, ['invalid.mjs']);
