@@ -37,6 +37,8 @@ export interface BackupScheduleSpec {
   timeZone?: string;
   /**
    * Suspend stops scheduling new backups; running backups are not stopped.
+   *
+   * @default false
    */
   suspend?: boolean;
   source: BackupSource;
@@ -44,6 +46,8 @@ export interface BackupScheduleSpec {
   retention?: Retention;
   /**
    * What to do when a backup is still running at the next schedule (CronJob concurrencyPolicy). Forbid: backups must not overlap.
+   *
+   * @default "Forbid"
    */
   concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
   /**
@@ -52,14 +56,20 @@ export interface BackupScheduleSpec {
   startingDeadlineSeconds?: number;
   /**
    * Number of successful backup Jobs to keep.
+   *
+   * @default 3
    */
   successfulJobsHistoryLimit?: number;
   /**
    * Number of failed backup Jobs to keep.
+   *
+   * @default 1
    */
   failedJobsHistoryLimit?: number;
   /**
    * Retries of a failed backup before its Job is marked failed.
+   *
+   * @default 3
    */
   backoffLimit?: number;
   /**
@@ -137,10 +147,14 @@ export interface PersistentVolumeClaimDestination {
 }
 /**
  * How many backups to keep.
+ *
+ * @default {}
  */
 export interface Retention {
   /**
    * Number of most recent backups to keep; older ones are deleted after a successful backup.
+   *
+   * @default 7
    */
   keepLast?: number;
 }
@@ -149,12 +163,29 @@ export interface Retention {
  */
 export interface BackupResources {
   requests?: ResourceList;
-  limits?: ResourceList;
+  limits?: ResourceList1;
 }
 /**
  * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
  */
 export interface ResourceList {
+  /**
+   * CPU as a Kubernetes quantity, e.g. "500m".
+   */
+  cpu?: string;
+  /**
+   * Memory as a Kubernetes quantity, e.g. "256Mi".
+   */
+  memory?: string;
+  /**
+   * Local ephemeral storage as a Kubernetes quantity, e.g. "1Gi".
+   */
+  'ephemeral-storage'?: string;
+}
+/**
+ * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
+ */
+export interface ResourceList1 {
   /**
    * CPU as a Kubernetes quantity, e.g. "500m".
    */

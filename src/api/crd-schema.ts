@@ -1,4 +1,5 @@
 import type { SchemaNode } from './schema.ts';
+import { withoutKeywords } from './schema-keywords.ts';
 
 /** Keywords that exist only for json-schema-to-typescript and are not allowed in a CRD. */
 const TYPESCRIPT_ONLY = new Set(['title', 'tsType', '$schema', '$id']);
@@ -9,23 +10,12 @@ const TYPESCRIPT_ONLY = new Set(['title', 'tsType', '$schema', '$id']);
  * i.e. it is what the synthesized CRD YAML must contain. The root `metadata` is reduced to `type: object`.
  */
 export function toCrdOpenApiSchema(node: SchemaNode): SchemaNode {
-  const root = strip(node) as Record<string, unknown>;
+  // `x-kubernetes-validations` holds data too, but no dropped keyword occurs inside it.
+  const root = withoutKeywords(node, TYPESCRIPT_ONLY) as Record<string, unknown>;
   const properties = root['properties'] as Record<string, unknown> | undefined;
   // The root `metadata` may carry nothing but `type: object` (and name/generateName restrictions): the
   // API server rejects even a description with "must not specify anything other than name and
   // generateName, but metadata is implicitly specified" (apiextensions-apiserver schema/validation.go).
   if (properties?.['metadata'] !== undefined) properties['metadata'] = { type: 'object' };
   return root;
-}
-
-function strip(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(strip);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
-    if (TYPESCRIPT_ONLY.has(key)) continue;
-    // `default`, `enum` and `x-kubernetes-validations` hold data, not schemas: copy them as they are.
-    out[key] = key === 'default' || key === 'enum' ? child : strip(child);
-  }
-  return out;
 }

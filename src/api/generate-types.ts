@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { withApiReference } from './api-reference.ts';
 import { backupScheduleSchema } from './schema.ts';
+import { GENERATED_VALIDATOR_PATH, generateSchemaValidator } from './schema-validator.ts';
 
 /** Where the generated types live, relative to the repository root. */
 export const GENERATED_TYPES_PATH = 'imports/backupschedule.ts';
@@ -18,10 +19,26 @@ const BANNER = `/* eslint-disable */
  */
 import type { ObjectMeta } from '../src/kube/object.ts';`;
 
+/**
+ * A copy of the schema whose descriptions end with `@default <value>` where the schema has a default
+ * (json-schema-to-typescript prints only the description), so editors show users what they get when
+ * they leave a field out.
+ */
+function withDefaultTags(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withDefaultTags);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node)) out[key] = key === 'default' || key === 'enum' ? structuredClone(child) : withDefaultTags(child);
+  if (out['default'] !== undefined && typeof out['description'] === 'string') {
+    out['description'] = `${out['description']}\n\n@default ${JSON.stringify(out['default'])}`;
+  }
+  return out;
+}
+
 /** The TypeScript source of the BackupSchedule types. Deterministic for a given schema. */
 export async function generateTypes(): Promise<string> {
-  // compile() mutates and annotates its input: hand it a deep copy.
-  const schema = structuredClone(backupScheduleSchema) as JSONSchema;
+  // compile() mutates and annotates its input: hand it a copy.
+  const schema = withDefaultTags(backupScheduleSchema) as JSONSchema;
   return compile(schema, 'BackupSchedule', {
     bannerComment: BANNER,
     additionalProperties: false,
@@ -35,7 +52,10 @@ export async function generateTypes(): Promise<string> {
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const target = new URL(`../../${GENERATED_TYPES_PATH}`, import.meta.url);
   await writeFile(target, await generateTypes());
+  const validator = generateSchemaValidator();
+  await writeFile(new URL(`../../${GENERATED_VALIDATOR_PATH}`, import.meta.url), validator.js);
+  await writeFile(new URL(`../../${GENERATED_VALIDATOR_PATH.replace(/\.js$/, '.d.ts')}`, import.meta.url), validator.dts);
   const readme = new URL('../../README.md', import.meta.url);
   await writeFile(readme, withApiReference(await readFile(readme, 'utf8')));
-  console.log(`wrote ${GENERATED_TYPES_PATH} and the API reference in README.md`);
+  console.log(`wrote ${GENERATED_TYPES_PATH}, ${GENERATED_VALIDATOR_PATH} and the API reference in README.md`);
 }

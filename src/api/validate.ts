@@ -1,10 +1,10 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
+import { validateSchema } from '../../imports/backupschedule-validator.js';
 import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
 import { quantityProblem, resourcesErrors } from './resources.ts';
-import { backupScheduleSchema, DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN, type SchemaNode } from './schema.ts';
+import { DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN } from './schema.ts';
 import { timeZoneError } from './time-zone.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
@@ -13,42 +13,6 @@ export interface FieldError {
   readonly field: string;
   /** What is wrong, starting with the field's path, e.g. `spec.retention.keepLast: must be <= 1000`. */
   readonly message: string;
-}
-
-// ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-/**
- * The schema as the validator sees it: unknown properties are errors (the API server would silently
- * prune them, which hides typos such as `keeplast`), except at the root where metadata lives; lists of
- * type set must not hold duplicates.
- */
-function closeObjects(node: unknown, isRoot: boolean): unknown {
-  if (Array.isArray(node)) return node.map((n) => closeObjects(n, false));
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(node)) {
-    out[key] = key === 'default' || key === 'enum' ? child : closeObjects(child, false);
-  }
-  if (out['properties'] !== undefined && !isRoot) out['additionalProperties'] = false;
-  // The API server rejects duplicates in a list of type set; structural schemas forbid uniqueItems.
-  if (out['x-kubernetes-list-type'] === 'set') out['uniqueItems'] = true;
-  return out;
-}
-
-let compiled: ValidateFunction | undefined;
-function schemaValidator(): ValidateFunction {
-  if (compiled !== undefined) return compiled;
-  // verbose: the failing value comes with each error, for the pattern messages below.
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, verbose: true });
-  addFormats(ajv);
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-  for (const keyword of ['x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'tsType']) {
-    ajv.addKeyword(keyword);
-  }
-  compiled = ajv.compile(closeObjects(backupScheduleSchema, true) as SchemaNode);
-  return compiled;
 }
 
 function pointerToField(pointer: string): string {
@@ -121,8 +85,8 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     return [fieldError('(root)', 'must be an object')];
   }
-  const validate = schemaValidator();
-  const errors: FieldError[] = validate(obj) ? [] : (validate.errors ?? []).map(fromAjv);
+  // The schema check is compiled ahead of time (src/api/schema-validator.ts, `npm run import`).
+  const errors: FieldError[] = validateSchema(obj) ? [] : (validateSchema.errors ?? []).map(fromAjv);
   const record = obj as Record<string, unknown>;
 
   if (record['apiVersion'] !== undefined && record['apiVersion'] !== GROUP_VERSION) {

@@ -65,7 +65,7 @@ const CONTAINERS = `${POD_TEMPLATE}.spec.{containers,initContainers}[]`;
  * defaults do not apply to `jobTemplate.spec`), by generic path (`[]` for any list index, `{a,b}` for
  * either key). Go also serializes the templates' `creationTimestamp` as null.
  */
-const SERVER_DEFAULTS: ReadonlyMap<string, unknown> = new Map(
+export const SERVER_DEFAULTS: ReadonlyMap<string, unknown> = new Map(
   Object.entries({
     'spec.concurrencyPolicy': 'Allow',
     'spec.suspend': false,
@@ -95,7 +95,7 @@ function expandAlternatives(pattern: string): string[] {
 }
 
 /** The tag `parsers.ParseImageName` finds: `latest` when the image has neither tag nor digest. */
-function imageTag(image: string): string {
+export function imageTag(image: string): string {
   const at = image.indexOf('@');
   const name = at >= 0 ? image.slice(0, at) : image;
   const colon = name.lastIndexOf(':');

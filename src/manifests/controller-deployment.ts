@@ -1,7 +1,10 @@
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
-import { DEFAULT_IMAGE } from '../build/index.ts';
+import type { ApiObject } from 'cdk8s';
+import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IProbe } from 'kubernetes-models/v1/Probe';
+import { DEFAULT_IMAGE } from '../build/image.ts';
 import { imagePatternProblem } from '../build/image-policy.ts';
+import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Port of the Prometheus metrics endpoint (`--metrics-bind-address`). */
@@ -83,7 +86,7 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
  */
 export class ControllerDeployment extends Construct {
   /** The Deployment API object. */
-  public readonly deployment: k8s.KubeDeployment;
+  public readonly deployment: ApiObject;
 
   public constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
     super(scope, id);
@@ -94,19 +97,21 @@ export class ControllerDeployment extends Construct {
     }
     const selector = { 'app.kubernetes.io/name': 'backupschedule-operator', 'app.kubernetes.io/instance': props.name };
     const labels = { ...(props.labels ?? {}), ...selector, 'app.kubernetes.io/component': 'controller' };
-    const probe = (path: string, periodSeconds: number): k8s.Probe => ({
-      httpGet: { path, port: k8s.IntOrString.fromString('health') },
+    const probe = (path: string, periodSeconds: number): IProbe => ({
+      httpGet: { path, port: 'health' },
       periodSeconds,
       timeoutSeconds: 2,
       failureThreshold: 3,
     });
-    this.deployment = new k8s.KubeDeployment(this, 'Resource', {
+    this.deployment = kubeObject<IDeployment>(this, 'Resource', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
       metadata: { name: props.name, namespace: props.namespace, labels, annotations: syncWave(SyncWave.controller) },
       spec: {
         replicas: props.replicas ?? 2,
         revisionHistoryLimit: 3,
         selector: { matchLabels: selector },
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(1), maxSurge: k8s.IntOrString.fromNumber(1) } },
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } },
         template: {
           metadata: { labels },
           spec: {
@@ -137,8 +142,8 @@ export class ControllerDeployment extends Construct {
                 // 10,000 BackupSchedules + 10,000 CronJobs cached take ~130 MiB settled and ~165 MiB at the
                 // peak of converging them all at once; the limit leaves room for the 192 MiB heap cap.
                 resources: {
-                  requests: { cpu: k8s.Quantity.fromString('50m'), memory: k8s.Quantity.fromString('160Mi') },
-                  limits: { memory: k8s.Quantity.fromString('320Mi') },
+                  requests: { cpu: '50m', memory: '160Mi' },
+                  limits: { memory: '320Mi' },
                 },
                 securityContext: {
                   allowPrivilegeEscalation: false,
@@ -149,7 +154,7 @@ export class ControllerDeployment extends Construct {
                 volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
               },
             ],
-            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
           },
         },
       },

@@ -1,18 +1,12 @@
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
-import {
-  API_GROUP,
-  API_VERSION,
-  backupScheduleSchema,
-  CATEGORIES,
-  CRD_NAME,
-  KIND,
-  PLURAL,
-  SHORT_NAMES,
-  SINGULAR,
-  toCrdOpenApiSchema,
-} from '../api/index.ts';
-import { toJsonSchemaProps } from './json-schema-props.ts';
+import type { ApiObject } from 'cdk8s';
+import type { ICustomResourceColumnDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceColumnDefinition';
+import type { ICustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
+import type { IJSONSchemaProps } from 'kubernetes-models/apiextensions.k8s.io/v1/JSONSchemaProps';
+import { API_GROUP, API_VERSION, CATEGORIES, CRD_NAME, KIND, PLURAL, SHORT_NAMES, SINGULAR } from '../api/constants.ts';
+import { toCrdOpenApiSchema } from '../api/crd-schema.ts';
+import { backupScheduleSchema } from '../api/schema.ts';
+import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of BackupScheduleCrd. */
@@ -28,7 +22,7 @@ export interface BackupScheduleCrdProps {
  * `kubectl get bks` columns, in kubebuilder style. Priority 1 columns appear only with `-o wide`, after
  * Age, as the wide columns of built-in kinds do.
  */
-export const PRINTER_COLUMNS: readonly k8s.CustomResourceColumnDefinition[] = [
+export const PRINTER_COLUMNS: readonly ICustomResourceColumnDefinition[] = [
   { name: 'Schedule', type: 'string', jsonPath: '.spec.schedule', description: 'Cron schedule of the backups.' },
   { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend', description: 'Whether scheduling is suspended.' },
   { name: 'Last Schedule', type: 'date', jsonPath: '.status.lastScheduleTime', description: 'When a backup was last scheduled.' },
@@ -46,11 +40,13 @@ export const PRINTER_COLUMNS: readonly k8s.CustomResourceColumnDefinition[] = [
  */
 export class BackupScheduleCrd extends Construct {
   /** The CRD API object. */
-  public readonly crd: k8s.KubeCustomResourceDefinition;
+  public readonly crd: ApiObject;
 
   public constructor(scope: Construct, id: string, props: BackupScheduleCrdProps = {}) {
     super(scope, id);
-    this.crd = new k8s.KubeCustomResourceDefinition(this, 'Resource', {
+    this.crd = kubeObject<ICustomResourceDefinition>(this, 'Resource', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
       metadata: { name: CRD_NAME, labels: { ...(props.labels ?? {}) }, annotations: syncWave(SyncWave.crd) },
       spec: {
         group: API_GROUP,
@@ -63,7 +59,8 @@ export class BackupScheduleCrd extends Construct {
             storage: true,
             subresources: { status: {} },
             additionalPrinterColumns: [...PRINTER_COLUMNS],
-            schema: { openApiv3Schema: toJsonSchemaProps(toCrdOpenApiSchema(backupScheduleSchema)) },
+            // Wire form: the x-kubernetes-* keys go out as they are.
+            schema: { openAPIV3Schema: toCrdOpenApiSchema(backupScheduleSchema) as IJSONSchemaProps },
           },
         ],
       },

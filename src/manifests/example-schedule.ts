@@ -1,7 +1,9 @@
 import { Construct } from 'constructs';
-import { ApiObject } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
-import { GROUP_VERSION, KIND, type BackupSchedule } from '../api/index.ts';
+import type { INamespace } from 'kubernetes-models/v1/Namespace';
+import { GROUP_VERSION, KIND } from '../api/constants.ts';
+import type { BackupSchedule } from '../api/index.ts';
+import { BackupSchedule as BackupScheduleConstruct } from '../constructs/backup-schedule.ts';
+import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of ExampleSchedule. */
@@ -39,20 +41,20 @@ export function nightlyEtcd(namespace: string): BackupSchedule {
  * and SkipDryRunOnMissingResource so the first sync does not fail before the CRD exists).
  */
 export class ExampleSchedule extends Construct {
-  /** The BackupSchedule API object. */
-  public readonly schedule: ApiObject;
+  /** The BackupSchedule, through the construct users import (validated at synth). */
+  public readonly schedule: BackupScheduleConstruct;
 
   public constructor(scope: Construct, id: string, props: ExampleScheduleProps = {}) {
     super(scope, id);
     const namespace = props.namespace ?? 'kubelings';
     const labels = { ...(props.labels ?? {}) };
-    new k8s.KubeNamespace(this, 'Namespace', {
+    kubeObject<INamespace>(this, 'Namespace', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
     const example = nightlyEtcd(namespace);
-    this.schedule = new ApiObject(this, 'Resource', {
-      apiVersion: GROUP_VERSION,
-      kind: KIND,
+    this.schedule = new BackupScheduleConstruct(this, 'Resource', {
       metadata: {
         ...example.metadata,
         labels,

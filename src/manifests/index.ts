@@ -7,6 +7,6 @@ export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, type C
 export { ExampleSchedule, nightlyEtcd, type ExampleScheduleProps } from './example-schedule.ts';
 export { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
 export { ExampleChart } from './example-chart.ts';
-export { synthesize, EXAMPLES_DIR, KIND_ORDER, KUSTOMIZATION_FILE, type SynthesizedDir } from './synthesize.ts';
+export { synthesize, EXAMPLES_DIR, SCHEMAS_DIR, KIND_ORDER, KUSTOMIZATION_FILE, type SynthesizedDir } from './synthesize.ts';
 export { SYNC_WAVE_ANNOTATION, SyncWave, syncWave } from './sync-wave.ts';
-export { toJsonSchemaProps } from './json-schema-props.ts';
+export { kubeObject } from './kube-object.ts';

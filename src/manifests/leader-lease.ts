@@ -1,5 +1,7 @@
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
+import type { ApiObject } from 'cdk8s';
+import type { ILease } from 'kubernetes-models/coordination.k8s.io/v1/Lease';
+import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of LeaderLease. */
@@ -22,11 +24,13 @@ export interface LeaderLeaseProps {
  */
 export class LeaderLease extends Construct {
   /** The Lease API object. */
-  public readonly lease: k8s.KubeLease;
+  public readonly lease: ApiObject;
 
   public constructor(scope: Construct, id: string, props: LeaderLeaseProps) {
     super(scope, id);
-    this.lease = new k8s.KubeLease(this, 'Resource', {
+    this.lease = kubeObject<ILease>(this, 'Resource', {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
       metadata: {
         name: props.name,
         namespace: props.namespace,

@@ -1,9 +1,11 @@
 import { Construct } from 'constructs';
 import { Chart } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
-import { DEFAULT_IMAGE, OPERATOR_NAME } from '../build/index.ts';
+import type { INamespace } from 'kubernetes-models/v1/Namespace';
+import { DEFAULT_IMAGE } from '../build/image.ts';
+import { OPERATOR_NAME } from '../build/labels.ts';
 import { ControllerDeployment } from './controller-deployment.ts';
 import { BackupScheduleCrd } from './crd.ts';
+import { kubeObject } from './kube-object.ts';
 import { LeaderLease } from './leader-lease.ts';
 import { OperatorRbac } from './operator-rbac.ts';
 import { UserClusterRoles } from './user-cluster-roles.ts';
@@ -66,7 +68,9 @@ export class OperatorChart extends Chart {
     const leaseName = props.leaseName ?? `${OPERATOR_NAME}-leader`;
     const labels = { 'app.kubernetes.io/part-of': OPERATOR_NAME, 'app.kubernetes.io/managed-by': 'cdk8s' };
     this.commonLabels = labels;
-    new k8s.KubeNamespace(this, 'Namespace', {
+    kubeObject<INamespace>(this, 'Namespace', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
     new BackupScheduleCrd(this, 'Crd', { labels });

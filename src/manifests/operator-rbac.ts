@@ -1,6 +1,13 @@
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
-import { API_GROUP, PLURAL } from '../api/index.ts';
+import type { ApiObject } from 'cdk8s';
+import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import type { IClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import type { IClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
+import type { IPolicyRule } from 'kubernetes-models/rbac.authorization.k8s.io/v1/PolicyRule';
+import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { API_GROUP, PLURAL } from '../api/constants.ts';
+import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of OperatorRbac. */
@@ -26,7 +33,7 @@ export interface OperatorRbacProps {
  * required to set `blockOwnerDeletion` where OwnerReferencesPermissionEnforcement is on. Events are
  * core/v1 Events. A ClusterRole even when namespaces are restricted: simpler, one object.
  */
-export const CLUSTER_RULES: readonly k8s.PolicyRule[] = [
+export const CLUSTER_RULES: readonly IPolicyRule[] = [
   { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['list', 'watch'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
@@ -35,14 +42,14 @@ export const CLUSTER_RULES: readonly k8s.PolicyRule[] = [
 ];
 
 /** The Lease rule: only the one Lease the synth ships, so no `create`. */
-export function leaseRules(leaseName: string): k8s.PolicyRule[] {
+export function leaseRules(leaseName: string): IPolicyRule[] {
   return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] }];
 }
 
 /** ServiceAccount, ClusterRole + ClusterRoleBinding, and a namespaced Role + RoleBinding for the Lease. */
 export class OperatorRbac extends Construct {
   /** The controller's ServiceAccount. */
-  public readonly serviceAccount: k8s.KubeServiceAccount;
+  public readonly serviceAccount: ApiObject;
 
   public constructor(scope: Construct, id: string, props: OperatorRbacProps) {
     super(scope, id);
@@ -50,25 +57,35 @@ export class OperatorRbac extends Construct {
     const annotations = syncWave(SyncWave.rbac);
     const { name, namespace } = props;
     const subject = { kind: 'ServiceAccount', name, namespace };
-    this.serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
+    this.serviceAccount = kubeObject<IServiceAccount>(this, 'ServiceAccount', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
       metadata: { name, namespace, labels, annotations },
       automountServiceAccountToken: true,
     });
-    new k8s.KubeClusterRole(this, 'ClusterRole', {
+    kubeObject<IClusterRole>(this, 'ClusterRole', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
       metadata: { name, labels, annotations },
       rules: [...CLUSTER_RULES],
     });
-    new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+    kubeObject<IClusterRoleBinding>(this, 'ClusterRoleBinding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
       metadata: { name, labels, annotations },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
       subjects: [subject],
     });
     const leaderName = `${name}-leader-election`;
-    new k8s.KubeRole(this, 'LeaderElectionRole', {
+    kubeObject<IRole>(this, 'LeaderElectionRole', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
       metadata: { name: leaderName, namespace, labels, annotations },
       rules: leaseRules(props.leaseName),
     });
-    new k8s.KubeRoleBinding(this, 'LeaderElectionRoleBinding', {
+    kubeObject<IRoleBinding>(this, 'LeaderElectionRoleBinding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
       metadata: { name: leaderName, namespace, labels, annotations },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderName },
       subjects: [subject],

@@ -1,6 +1,9 @@
+import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { k8s } from 'cdk8s-plus-28';
+import type { IClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import type { IPolicyRule } from 'kubernetes-models/rbac.authorization.k8s.io/v1/PolicyRule';
 import { API_GROUP, PLURAL } from '../api/index.ts';
+import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Label that makes the built-in `view` ClusterRole include a ClusterRole's rules (RBAC aggregation). */
@@ -25,12 +28,12 @@ export interface UserClusterRolesProps {
 }
 
 /** Read-only access to BackupSchedules and their status. */
-export const VIEWER_RULES: readonly k8s.PolicyRule[] = [
+export const VIEWER_RULES: readonly IPolicyRule[] = [
   { apiGroups: [API_GROUP], resources: [PLURAL, `${PLURAL}/status`], verbs: ['get', 'list', 'watch'] },
 ];
 
 /** Full access to BackupSchedules; never their status, which only the controller writes. */
-export const EDITOR_RULES: readonly k8s.PolicyRule[] = [
+export const EDITOR_RULES: readonly IPolicyRule[] = [
   { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['get', 'list', 'watch'] },
 ];
@@ -49,20 +52,24 @@ export const EDITOR_RULES: readonly k8s.PolicyRule[] = [
  */
 export class UserClusterRoles extends Construct {
   /** The viewer ClusterRole. */
-  public readonly viewer: k8s.KubeClusterRole;
+  public readonly viewer: ApiObject;
   /** The editor ClusterRole. */
-  public readonly editor: k8s.KubeClusterRole;
+  public readonly editor: ApiObject;
 
   public constructor(scope: Construct, id: string, props: UserClusterRolesProps = {}) {
     super(scope, id);
     const prefix = props.namePrefix ?? 'backupschedule';
     const annotations = syncWave(SyncWave.rbac);
     const labels = props.labels ?? {};
-    this.viewer = new k8s.KubeClusterRole(this, 'Viewer', {
+    this.viewer = kubeObject<IClusterRole>(this, 'Viewer', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
       metadata: { name: `${prefix}-viewer`, labels: { ...labels, [AGGREGATE_TO_VIEW]: 'true' }, annotations },
       rules: [...VIEWER_RULES],
     });
-    this.editor = new k8s.KubeClusterRole(this, 'Editor', {
+    this.editor = kubeObject<IClusterRole>(this, 'Editor', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
       metadata: { name: `${prefix}-editor`, labels: { ...labels, [AGGREGATE_TO_EDIT]: 'true', [AGGREGATE_TO_ADMIN]: 'true' }, annotations },
       rules: [...EDITOR_RULES],
     });

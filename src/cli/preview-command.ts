@@ -1,0 +1,108 @@
+import { Document } from 'yaml';
+import type { BackupSchedule } from '../api/index.ts';
+import type { CronJob } from '../build/cron-job.ts';
+import { PREVIEW_UID, previewCronJob } from '../build/preview.ts';
+import { serverDefaultsOf, withServerDefaults } from '../build/server-defaults.ts';
+import { EXIT_INVALID, EXIT_OK, outputFormat, parseCommandLine, UsageError, type CliIo } from './io.ts';
+import { isBackupSchedule, manifestProblems, readInputs } from './inputs.ts';
+
+/** `backupschedule preview --help`. */
+export const PREVIEW_USAGE = `Usage: backupschedule preview [options] <file|dir|->...
+
+Prints the CronJob the controller creates for each BackupSchedule in the input, built by the
+controller's own code. Fields the controller does not send but the API server adds by default are
+shown too, each marked "# default: set by the API server" (in JSON: listed under serverDefaults).
+
+Options:
+  -o, --output yaml|json  yaml: the CronJobs as YAML documents (default); json: a report object
+      --image <image>     backup image when a spec sets none (the controller's --backup-image)
+                          (default: the operator's image)
+  -n, --namespace <ns>    namespace of BackupSchedules without one (default: default)
+  -h, --help              show this help
+
+Exit status: 0 done, 1 an invalid BackupSchedule or none found, 2 bad command line.
+`;
+
+/** One CronJob of the `--output json` report. */
+export interface PreviewItem {
+  readonly file: string;
+  readonly line: number;
+  /** `namespace/name` of the BackupSchedule. */
+  readonly backupSchedule: string;
+  /** The CronJob exactly as the controller sends it. */
+  readonly cronJob: CronJob;
+  /** The fields the API server adds to it by default: dotted path and value. */
+  readonly serverDefaults: { readonly field: string; readonly value: unknown }[];
+}
+
+const dotted = (path: readonly string[]): string => path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').slice(1);
+
+function toYaml(item: PreviewItem, assumedNamespace: boolean): string {
+  const doc = new Document(withServerDefaults(item.cronJob));
+  for (const { field } of item.serverDefaults) {
+    const node = doc.getIn(field.split(/\.|\[|\]/).filter((s) => s !== '').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), true) as { comment?: string } | undefined;
+    if (node !== undefined) node.comment = ' default: set by the API server';
+  }
+  const notes = [
+    ` CronJob of BackupSchedule ${item.backupSchedule} (${item.file}:${item.line}), as the controller creates it.`,
+    ` ownerReferences[0].uid is a placeholder: the API server assigns the BackupSchedule's uid.`,
+  ];
+  if (assumedNamespace) notes.push(` The BackupSchedule has no namespace: previewed in ${item.cronJob.metadata?.namespace ?? ''}.`);
+  doc.commentBefore = notes.join('\n');
+  return doc.toString({ lineWidth: 0 });
+}
+
+/** `backupschedule preview …`; returns the exit code. */
+export function previewCommand(args: readonly string[], io: CliIo): number {
+  const { values, positionals } = parseCommandLine(args, {
+    output: { type: 'string', short: 'o' },
+    image: { type: 'string' },
+    namespace: { type: 'string', short: 'n' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values['help'] === true) {
+    io.stdout(PREVIEW_USAGE);
+    return EXIT_OK;
+  }
+  const format = outputFormat(values['output'], ['yaml', 'json'] as const);
+  if (positionals.length === 0) throw new UsageError('preview needs at least one file, folder or - (standard input)');
+  const image = typeof values['image'] === 'string' ? values['image'] : undefined;
+  const namespace = typeof values['namespace'] === 'string' ? values['namespace'] : 'default';
+
+  let failed = false;
+  const rendered: string[] = [];
+  const items: PreviewItem[] = [];
+  readInputs(positionals, io.stdin, {
+    problem: (problem) => {
+      failed = true;
+      io.stderr(`${problem.file}:${problem.line}: ${problem.message}\n`);
+    },
+    manifest: (manifest) => {
+      if (!isBackupSchedule(manifest.object)) return;
+      const errors = manifestProblems(manifest.object);
+      for (const error of errors) io.stderr(`${manifest.file}:${manifest.lineOf(error.field)}: ${error.message}\n`);
+      if (errors.length > 0) {
+        failed = true;
+        return;
+      }
+      const schedule = manifest.object as BackupSchedule;
+      const cronJob = previewCronJob(schedule, { namespace, ...(image === undefined ? {} : { image }) });
+      const item: PreviewItem = {
+        file: manifest.file,
+        line: manifest.line,
+        backupSchedule: `${cronJob.metadata?.namespace ?? ''}/${schedule.metadata?.name ?? ''}`,
+        cronJob,
+        serverDefaults: serverDefaultsOf(cronJob).map(({ path, value }) => ({ field: dotted(path), value })),
+      };
+      items.push(item);
+      if (format === 'yaml') rendered.push(toYaml(item, schedule.metadata?.namespace === undefined));
+    },
+  });
+  if (items.length === 0 && !failed) {
+    io.stderr(`no BackupSchedule in ${positionals.join(', ')}\n`);
+    return EXIT_INVALID;
+  }
+  if (format === 'json') io.stdout(`${JSON.stringify({ uidPlaceholder: PREVIEW_UID, items }, null, 2)}\n`);
+  else io.stdout(rendered.join('---\n'));
+  return failed ? EXIT_INVALID : EXIT_OK;
+}

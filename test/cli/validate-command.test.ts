@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import type { ValidateReport } from '../../src/cli/validate-command.ts';
+import { INVALID_CASES, validSchedule } from '../api/invalid-cases.ts';
+import { cli } from './cli-io.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'cli-validate-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+function file(name: string, text: string): string {
+  const path = join(scratch, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const BAD = `apiVersion: v1
+kind: Namespace
+metadata: {name: x}
+---
+apiVersion: kubelings.dev/v1alpha1
+kind: BackupSchedule
+metadata:
+  name: bad
+  namespace: team-a
+spec:
+  schedule: "0 25 * * *"
+  timeZone: Mars/Base
+  source:
+    etcd:
+      endpoints: ["http://e:2379"]
+      tlsSecretName: s
+  destination:
+    persistentVolumeClaim:
+      claimName: b
+  retention:
+    keepLast: 5000
+  keeplast: 3
+`;
+
+describe('backupschedule validate', () => {
+  it('accepts the golden inputs and dist/, counting the other kinds it skips', () => {
+    const run = cli(['validate', 'test/golden/inputs', 'dist/examples', 'dist/00-namespace-backupschedule-system.yaml']);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^16 BackupSchedule\(s\) in 18 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
+  });
+
+  it('prints file:line: field: message for every error, in file order, and exits 1', () => {
+    const path = file('bad.yaml', BAD);
+    const run = cli(['validate', path]);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')).toEqual([
+      `${path}:11: spec.schedule: invalid cron expression "0 25 * * *": Constraint error, got value 25 expected range 0-23`,
+      `${path}:12: spec.timeZone: unknown time zone "Mars/Base"; use an IANA name such as "Europe/Berlin"`,
+      `${path}:15: spec.source.etcd.endpoints: endpoints must use https:// when tlsSecretName is set`,
+      `${path}:21: spec.retention.keepLast: must be <= 1000`,
+      `${path}:22: spec.keeplast: is not a known field`,
+      '',
+    ]);
+    expect(run.stderr).toContain('1 BackupSchedule(s) in 1 file(s), 1 other object(s) skipped: 5 error(s)');
+  });
+
+  it('writes one JSON report with --output json', () => {
+    const run = cli(['validate', '--output', 'json', file('bad2.yaml', BAD)]);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as ValidateReport;
+    expect(report).toMatchObject({ valid: false, files: 1, backupSchedules: 1, skipped: 1 });
+    expect(report.errors[3]).toEqual({ file: join(scratch, 'bad2.yaml'), line: 21, object: 'team-a/bad', field: 'spec.retention.keepLast', message: 'spec.retention.keepLast: must be <= 1000' });
+  });
+
+  it('reads standard input for -', () => {
+    const run = cli(['validate', '-o', 'json', '-'], BAD);
+    expect((JSON.parse(run.stdout) as ValidateReport).errors.map((e) => `${e.file}:${e.line}`)).toContain('<stdin>:21');
+  });
+
+  it('reads JSON files and the items of a List', () => {
+    const bad = validSchedule();
+    bad.spec.retention.keepLast = 0;
+    const list = { apiVersion: 'v1', kind: 'List', items: [validSchedule(), bad] };
+    const run = cli(['validate', file('list.json', JSON.stringify(list, null, 2))]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/list\.json:\d+: spec\.retention\.keepLast: must be >= 1\n$/);
+    expect(run.stderr).toContain('2 BackupSchedule(s) in 1 file(s), 0 other object(s) skipped');
+  });
+
+  it('reports a document that is not YAML at its line', () => {
+    const run = cli(['validate', file('broken.yaml', 'kind: BackupSchedule\nspec: [a\n')]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/broken\.yaml:\d+: not valid YAML: /);
+  });
+
+  // `kind` changed to another resource: the CLI skips such objects by design.
+  const cases = INVALID_CASES.filter((c) => c.field !== 'kind');
+  it.each(cases.map((c) => [c.name, c] as const))('names the field and its line for %s', (_name, c) => {
+    const object = validSchedule();
+    c.mutate(object);
+    const text = stringify(object);
+    const run = cli(['validate', '-o', 'json', '-'], text);
+    expect(run.code).toBe(1);
+    const error = (JSON.parse(run.stdout) as ValidateReport).errors.find((e) => e.field === c.field);
+    expect(error, run.stdout).toBeDefined();
+    // The line holds the field's key, or that of its deepest parent present in the document.
+    const lineText = text.split('\n')[(error?.line ?? 0) - 1] ?? '';
+    let present = '';
+    let node: unknown = object;
+    for (const segment of c.field.split(/\.|\[|\]/).filter((s) => s !== '')) {
+      if (node === null || typeof node !== 'object' || !(segment in node)) break;
+      present = /^\d+$/.test(segment) ? '- ' : `${segment}:`;
+      node = (node as Record<string, unknown>)[segment];
+    }
+    expect(lineText.trim().startsWith(present), `${error?.line}: ${lineText} should hold ${present}`).toBe(true);
+  });
+
+  it.each([
+    [['validate', '--bogus', 'x'], "Unknown option '--bogus'"],
+    [['validate'], 'validate needs at least one file'],
+    [['validate', '--output', 'xml', 'x'], '--output must be one of text, json'],
+    [['validate', join(tmpdir(), 'no-such-file.yaml')], 'no such file or folder'],
+    [['frobnicate'], 'unknown command "frobnicate"'],
+    [[], 'Usage: backupschedule <command>'],
+  ])('exits 2 with usage for %j', (argv, message) => {
+    const run = cli(argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain('Usage: backupschedule');
+  });
+
+  it.each([[['--help']], [['validate', '--help']], [['preview', '-h']]])('prints help on stdout for %j and exits 0', (argv) => {
+    const run = cli(argv);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: backupschedule/);
+  });
+});
