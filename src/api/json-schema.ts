@@ -5,6 +5,7 @@
  * keywords removed, and each CEL rule that JSON Schema can express translated. What it cannot express
  * (cron field ranges, time-zone names, two claims being different) only `backupschedule validate` checks.
  */
+import { TIME_ZONE_NAMES } from './time-zone-names.ts';
 import { CEL_RULES } from './cel-rules.ts';
 import { GROUP_VERSION, KIND } from './constants.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
@@ -44,6 +45,8 @@ function nodeAt(root: Record<string, unknown>, path: readonly string[]): Record<
 export function toEditorJsonSchema(): SchemaNode {
   const closed = withoutKeywords(closeObjects(backupScheduleSchema, true), DROPPED) as Record<string, unknown>;
   for (const rule of CEL_RULES) Object.assign(nodeAt(closed, rule.path), CEL_AS_JSON_SCHEMA[rule.rule] ?? {});
+  // The names Go's time.LoadLocation knows, so editors complete them and CI catches `utc` or a typo.
+  Object.assign(nodeAt(closed, ['spec', 'timeZone']), { enum: [...TIME_ZONE_NAMES, 'UTC'].filter((name, i, all) => all.indexOf(name) === i).sort() });
   const properties = closed['properties'] as Record<string, SchemaNode>;
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',

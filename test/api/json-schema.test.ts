@@ -20,9 +20,20 @@ const check = ajv.compile(committed);
 
 /** Cases the CLI rejects that JSON Schema cannot express (so only `backupschedule validate` catches them). */
 const BEYOND_JSON_SCHEMA = new Set([
+  // robfig/cron's grammar: field ranges, names, steps, descriptors.
   'spec.schedule hour out of range',
   'spec.schedule minute out of range',
-  'spec.timeZone unknown',
+  'spec.schedule day of week 7',
+  'spec.schedule day of week range to 7',
+  'spec.schedule last day of month (L)',
+  'spec.schedule nth weekday (#)',
+  'spec.schedule step 0',
+  'spec.schedule @every without a unit',
+  // Quantities compared by value (and their exponent's int32 bound).
+  'spec.resources.requests.memory exponent beyond int32',
+  'spec.resources.requests.memory above its limit',
+  'spec.resources.requests.cpu above its limit by a milli',
+  // A CEL rule comparing two fields.
   'source and destination the same claim',
 ]);
 

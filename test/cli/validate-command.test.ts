@@ -44,7 +44,7 @@ describe('backupschedule validate', () => {
     const run = cli(['validate', 'test/golden/inputs', 'dist/examples', 'dist/00-namespace-backupschedule-system.yaml']);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^16 BackupSchedule\(s\) in 18 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
+    expect(run.stderr).toMatch(/^17 BackupSchedule\(s\) in 19 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
   });
 
   it('prints file:line: field: message for every error, in file order, and exits 1', () => {
@@ -52,8 +52,8 @@ describe('backupschedule validate', () => {
     const run = cli(['validate', path]);
     expect(run.code).toBe(1);
     expect(run.stdout.split('\n')).toEqual([
-      `${path}:11: spec.schedule: invalid cron expression "0 25 * * *": Constraint error, got value 25 expected range 0-23`,
-      `${path}:12: spec.timeZone: unknown time zone "Mars/Base"; use an IANA name such as "Europe/Berlin"`,
+      `${path}:11: spec.schedule: invalid cron schedule "0 25 * * *": end of range (25) above maximum (23): 25`,
+      `${path}:12: spec.timeZone: unknown time zone Mars/Base; use an IANA name such as "Europe/Berlin" (case-sensitive)`,
       `${path}:15: spec.source.etcd.endpoints: endpoints must use https:// when tlsSecretName is set`,
       `${path}:21: spec.retention.keepLast: must be <= 1000`,
       `${path}:22: spec.keeplast: is not a known field`,

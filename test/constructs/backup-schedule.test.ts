@@ -28,8 +28,8 @@ describe('BackupSchedule construct', () => {
 
   it.each([
     ['keepLast above its bound', { ...spec, retention: { keepLast: 5000 } }, 'spec.retention.keepLast: must be <= 1000'],
-    ['a cron hour out of range', { ...spec, schedule: '0 25 * * *' }, 'spec.schedule: invalid cron expression "0 25 * * *"'],
-    ['an unknown time zone', { ...spec, timeZone: 'Mars/Olympus_Mons' }, 'spec.timeZone: unknown time zone "Mars/Olympus_Mons"'],
+    ['a cron hour out of range', { ...spec, schedule: '0 25 * * *' }, 'spec.schedule: invalid cron schedule "0 25 * * *"'],
+    ['an unknown time zone', { ...spec, timeZone: 'Mars/Olympus_Mons' }, 'spec.timeZone: unknown time zone Mars/Olympus_Mons'],
     ['two sources (a CEL rule)', { ...spec, source: { ...spec.source, etcd: { endpoints: ['https://e:2379'] } } }, 'spec.source: exactly one of etcd or persistentVolumeClaim must be set'],
   ] as const)('fails Testing.synth on %s, naming the construct and the field', (_name, bad, message) => {
     const chart = Testing.chart();
