@@ -35,14 +35,16 @@
  */
 import { validateBackupSchedule } from '../api/index.ts';
 import { buildCronJob, childName } from '../build/index.ts';
+import { claimChild } from '../build/child-claim.ts';
+import { childMergePatch, type ChildMergePatch } from '../build/child-patch.ts';
 import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../build/child-write-damping.ts';
 import { notPersistedCause, type KubeVersion } from '../build/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../build/image-policy.ts';
 import { DEFAULT_IMAGE } from '../build/image.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
-import { ApiStatusError, isAlreadyExists, isConflict, writeErrorDisposition } from '../kube/api-status-error.ts';
-import { controllerOf, objectKey, type KubeObject } from '../kube/object.ts';
+import { ApiStatusError, isAlreadyExists, isConflict, isNotFound, writeErrorDisposition } from '../kube/api-status-error.ts';
+import { objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 import type { ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
@@ -53,12 +55,23 @@ export interface CacheReader<T> {
   get(key: string): T | undefined;
 }
 
-/** The three writes reconcile may make. Each resolves with the stored object or throws `ApiStatusError`. */
+/** Where a child CronJob lives. */
+export interface ChildRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * The API calls reconcile may make beyond the caches: three writes, and one read for a CronJob the
+ * cache does not hold. Each resolves with the object as the server has it, or throws `ApiStatusError`.
+ */
 export interface ReconcilerWrites {
   /** POST a CronJob; resolves with the CronJob as the server stored it. */
   createCronJob(cronJob: KubeObject): Promise<KubeObject>;
-  /** PUT a CronJob (carrying `metadata.resourceVersion`); resolves with the CronJob as the server stored it. */
-  updateCronJob(cronJob: KubeObject): Promise<KubeObject>;
+  /** GET a CronJob (after AlreadyExists, or for one the cache shows not controlled by the schedule). */
+  getCronJob(ref: ChildRef): Promise<KubeObject>;
+  /** PATCH a CronJob with a JSON merge patch carrying `metadata.resourceVersion`; resolves with the stored CronJob. */
+  patchCronJob(ref: ChildRef, patch: ChildMergePatch): Promise<KubeObject>;
   /** PUT a BackupSchedule's `/status` (carrying `metadata.resourceVersion`). */
   updateScheduleStatus(schedule: BackupScheduleObject): Promise<unknown>;
 }
@@ -101,9 +114,12 @@ export interface BackupScheduleReconcilerOptions {
 }
 
 /** What one reconcile did: its single move, for logs and tests. */
-export type ReconcileMove = 'none' | 'createCronJob' | 'updateCronJob' | 'updateStatus';
+export type ReconcileMove = 'none' | 'createCronJob' | 'patchCronJob' | 'updateStatus';
 
 type Outcome = { move: ReconcileMove; result: ReconcileResult };
+
+/** How often a schedule in ChildNameConflict looks at the CronJob again: foreign CronJobs are not watched. */
+export const CONFLICT_RECHECK_MS = 60_000;
 
 const silent: ReconcileLogger = { info: () => {}, debug: () => {}, warn: () => {} };
 
@@ -175,34 +191,27 @@ export class BackupScheduleReconciler {
       return this.#invalid(schedule, { kind: 'ImageNotAllowed', image, flag: ALLOWED_IMAGES_FLAG, allowed }, 'ImageNotAllowed');
     }
     const childKey = objectKey(desired.metadata);
-    const child = this.#cronJobs.get(childKey);
-    const now: ChildDriftNow = { uid: schedule.metadata.uid ?? '', generation: schedule.metadata.generation ?? 0, resourceVersion: child?.metadata.resourceVersion, drift: [] };
+    const childRef = { namespace: desired.metadata.namespace ?? '', name: desired.metadata.name ?? '' };
+    let child = this.#cronJobs.get(childKey);
 
     if (!child) {
-      let stored: KubeObject;
-      try {
-        stored = await this.#writes.createCronJob(desired);
-      } catch (err) {
-        if (isAlreadyExists(err)) {
-          this.#logger.debug({ key, child: childKey }, 'child already exists, cache is behind: requeue');
-          return { move: 'createCronJob', result: { requeue: true } };
-        }
-        if (writeErrorDisposition(err, 'create') === 'terminal') return this.#rejected(schedule, undefined, desired, 'create', err);
-        throw err;
-      }
-      this.#logger.info({ key, child: childKey }, 'created CronJob');
-      this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${desired.metadata.name}"`);
-      const held = await this.#afterWrite(key, schedule, now, stored, notKept(stored, desired), desired);
-      return { move: 'createCronJob', result: held?.result ?? {} };
+      const created = await this.#create(key, schedule, desired, childRef);
+      if ('outcome' in created) return created.outcome;
+      child = created.existing;
+    } else if (claimChild(schedule, child).kind !== 'owned') {
+      // The cache keeps no spec of a CronJob we do not control, and its owners may be behind: decide on the live object.
+      child = await this.#getLive(childRef);
+      if (!child) return { move: 'none', result: { requeue: true } };
     }
 
-    const controller = controllerOf(child.metadata);
-    if (controller?.uid !== schedule.metadata.uid) {
-      const outcome: StatusOutcome = { kind: 'ChildNameConflict', childName: desired.metadata.name ?? '', controller };
-      return this.#writeStatus(schedule, undefined, outcome, (message) =>
-        this.#events?.event(schedule, 'Warning', 'ChildNameConflict', message),
-      );
+    const claim = claimChild(schedule, child);
+    if (claim.kind === 'conflict') {
+      // Foreign CronJobs are not watched, so no event says when this one goes away: look again later.
+      const outcome: StatusOutcome = { kind: 'ChildNameConflict', childName: childRef.name, controller: claim.controller, previousIncarnation: claim.previousIncarnation };
+      const written = await this.#writeStatus(schedule, undefined, outcome, (message) => this.#events?.event(schedule, 'Warning', 'ChildNameConflict', message));
+      return retryAfter(written, CONFLICT_RECHECK_MS);
     }
+    const now = this.#driftNow(schedule, child);
 
     const drift = cronJobDrift(child, desired);
     if (drift.length > 0) {
@@ -214,26 +223,71 @@ export class BackupScheduleReconciler {
         const written = await this.#writeStatus(schedule, child, outcome, (message) => this.#events?.event(schedule, 'Warning', decision.why, message));
         return retryAfter(written, decision.retryInMs);
       }
-      let stored: KubeObject;
+      const patch = childMergePatch(child, mergeDesiredIntoObserved(child, desired));
+      let stored: KubeObject | undefined;
       try {
-        stored = await this.#writes.updateCronJob(mergeDesiredIntoObserved(child, desired));
+        // The heal adds our controller reference to an orphan we adopt (claim 'adopt'), as to any child missing it.
+        if (patch) stored = await this.#writes.patchCronJob(childRef, patch);
       } catch (err) {
-        if (isConflict(err)) return { move: 'updateCronJob', result: { requeue: true } };
+        if (isConflict(err)) return { move: 'patchCronJob', result: { requeue: true } };
         if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, child, desired, 'update', err);
         throw err;
       }
-      const responseDrift = notKept(stored, desired);
-      // Only what the server kept was updated; a write that changed nothing gets no Normal Event.
-      const fixed = drift.filter((f) => !responseDrift.includes(f));
-      this.#logger.info({ key, child: childKey, drift, notKept: responseDrift }, 'updated drifted CronJob');
-      if (fixed.length > 0) this.#events?.event(schedule, 'Normal', 'Updated', `Updated CronJob "${child.metadata.name}": ${listFields(fixed)}`);
-      const held = await this.#afterWrite(key, schedule, current, stored, responseDrift, desired);
-      return { move: 'updateCronJob', result: held?.result ?? {} };
+      if (stored) {
+        const responseDrift = notKept(stored, desired);
+        // Only what the server kept was updated; a write that changed nothing gets no Normal Event.
+        const fixed = drift.filter((f) => !responseDrift.includes(f));
+        this.#logger.info({ key, child: childKey, drift, notKept: responseDrift, adopted: claim.kind === 'adopt' }, claim.kind === 'adopt' ? 'adopted orphaned CronJob' : 'updated drifted CronJob');
+        if (claim.kind === 'adopt') this.#events?.event(schedule, 'Normal', 'Adopted', `Adopted CronJob "${childRef.name}", which carried this schedule's labels and had no controller`);
+        else if (fixed.length > 0) this.#events?.event(schedule, 'Normal', 'Updated', `Updated CronJob "${childRef.name}": ${listFields(fixed)}`);
+        const held = await this.#afterWrite(key, schedule, current, stored, responseDrift, desired);
+        return { move: 'patchCronJob', result: held?.result ?? {} };
+      }
     }
 
     const last = this.#lastWrites.get(key);
     if (last && childWriteExpired(last, this.#clock.now(), this.#damping)) this.#lastWrites.delete(key);
     return this.#writeStatus(schedule, child, { kind: 'InSync' });
+  }
+
+  /**
+   * Creates the child. `AlreadyExists` means the CronJob is not in the cache: the cache is behind
+   * (kuberay#715, controller-runtime#1464), or the CronJob is outside the label-selected watch (a child
+   * whose labels were removed, an orphan, a foreign CronJob). One GET says which: the live object is
+   * returned for reconcile to claim; never a second create.
+   */
+  async #create(key: string, schedule: BackupScheduleObject, desired: KubeObject, ref: ChildRef): Promise<{ outcome: Outcome } | { existing: KubeObject }> {
+    let stored: KubeObject;
+    try {
+      stored = await this.#writes.createCronJob(desired);
+    } catch (err) {
+      if (writeErrorDisposition(err, 'create') === 'terminal') return { outcome: await this.#rejected(schedule, undefined, desired, 'create', err) };
+      if (!isAlreadyExists(err)) throw err;
+      const existing = await this.#getLive(ref);
+      // Gone again between the two calls: the next create will tell.
+      if (!existing) return { outcome: { move: 'createCronJob', result: { requeue: true } } };
+      this.#logger.debug({ key, child: objectKey(ref) }, 'child already exists but is not cached: deciding on the live object');
+      return { existing };
+    }
+    this.#logger.info({ key, child: objectKey(ref) }, 'created CronJob');
+    this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${ref.name}"`);
+    const held = await this.#afterWrite(key, schedule, this.#driftNow(schedule, undefined), stored, notKept(stored, desired), desired);
+    return { outcome: { move: 'createCronJob', result: held?.result ?? {} } };
+  }
+
+  /** The facts child-write damping compares (src/build/child-write-damping.ts), before a write. */
+  #driftNow(schedule: BackupScheduleObject, child: KubeObject | undefined): ChildDriftNow {
+    return { uid: schedule.metadata.uid ?? '', generation: schedule.metadata.generation ?? 0, resourceVersion: child?.metadata.resourceVersion, drift: [] };
+  }
+
+  /** The CronJob as the API server has it now, or undefined when it is gone (404). */
+  async #getLive(ref: ChildRef): Promise<KubeObject | undefined> {
+    try {
+      return await this.#writes.getCronJob(ref);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
   }
 
   /**
@@ -286,18 +340,19 @@ export class BackupScheduleReconciler {
     // The child this schedule already controls is left unchanged (status keeps reporting it), except
     // that one running an image the operator does not allow (any more) is suspended first.
     const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
-    const owned = child && controllerOf(child.metadata)?.uid === schedule.metadata.uid ? child : undefined;
+    const owned = child && claimChild(schedule, child).kind === 'owned' ? child : undefined;
     const suspended = owned && reason === 'ImageNotAllowed' ? suspendIfDisallowed(owned, (i) => imageAllowed(i, this.#image, this.#allowedImages)) : undefined;
-    if (suspended) {
+    const patch = owned && suspended ? childMergePatch(owned, suspended) : undefined;
+    if (owned && patch) {
       try {
-        await this.#writes.updateCronJob(suspended);
+        await this.#writes.patchCronJob({ namespace: owned.metadata.namespace ?? '', name: owned.metadata.name ?? '' }, patch);
       } catch (err) {
-        if (isConflict(err)) return { move: 'updateCronJob', result: { requeue: true } };
-        if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, suspended, 'update', err);
+        if (isConflict(err)) return { move: 'patchCronJob', result: { requeue: true } };
+        if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, owned, 'update', err);
         throw err;
       }
-      this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${suspended.metadata.name}": it runs an image ${ALLOWED_IMAGES_FLAG} does not allow`);
-      return { move: 'updateCronJob', result: {} };
+      this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${owned.metadata.name}": it runs an image ${ALLOWED_IMAGES_FLAG} does not allow`);
+      return { move: 'patchCronJob', result: {} };
     }
     return this.#writeStatus(schedule, owned, outcome, (message) => this.#events?.event(schedule, 'Warning', reason, message));
   }

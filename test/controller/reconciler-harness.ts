@@ -1,4 +1,5 @@
 /** The reconciler over mutable caches, with scripted API answers: shared by the reconciler tests of child writes and image policy. */
+import jsonMergePatch from 'json-merge-patch';
 import { buildCronJob } from '../../src/build/index.ts';
 import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
@@ -40,7 +41,9 @@ export function harness(initial: { schedule: BackupScheduleObject; child?: KubeO
   };
   const writes: ReconcilerWrites = {
     createCronJob: (obj) => call('createCronJob', obj, answers.create),
-    updateCronJob: (obj) => call('updateCronJob', obj, answers.update),
+    getCronJob: (ref) => Promise.reject(new Error(`unexpected read: getCronJob ${ref.name}`)),
+    // The server's object is the cached one here; the answer gets what the patch makes of it.
+    patchCronJob: (_ref, patch) => call('patchCronJob', jsonMergePatch.apply(structuredClone(cronJobs.get(KEY)), structuredClone(patch)) as KubeObject, answers.update),
     updateScheduleStatus: (obj) => {
       calls.push({ name: 'updateScheduleStatus', obj: structuredClone(obj) });
       schedules.set(KEY, structuredClone(obj));
