@@ -11,12 +11,19 @@
  *    Event, no child created or changed. `spec.image` outside the operator's allow-list
  *    (`--allowed-backup-images`) → `Ready=False/ImageNotAllowed` naming the flag, the same way, after
  *    suspending an existing child that runs a disallowed image.
- * 3. child missing → create it with the controller ownerReference. `AlreadyExists` means the cache is
- *    behind (kuberay#715, controller-runtime#1464): requeue, never a second child.
- * 4. a CronJob with the child's name that this schedule does not control → `Ready=False/ChildNameConflict`;
- *    the CronJob is left alone.
- * 5. child drifted in a field we own → PUT the observed object with our fields merged in (server defaults
- *    and foreign fields kept, `resourceVersion` carried: a stale cache gets 409 and a requeue).
+ * 3. child missing from the cache → create it with the controller ownerReference. `AlreadyExists` means
+ *    the cache is behind (kuberay#715, controller-runtime#1464) or the CronJob is outside the
+ *    label-selected watch (a child whose labels were removed, an orphan, a foreign CronJob): one GET,
+ *    and the live object goes on to step 4; never a second child.
+ * 4. whose CronJob is it (src/build/child-claim.ts)? Ours → step 5; an orphan carrying our labels for
+ *    this schedule → adopted by step 5's heal, which adds our controller reference; anything else →
+ *    `Ready=False/ChildNameConflict` (a previous incarnation of this schedule is named as such), the
+ *    CronJob left alone and looked at again later (foreign CronJobs are not watched). A cached CronJob
+ *    this schedule does not control is read with a GET first: the cache keeps no spec of it.
+ * 5. child drifted in a field we own → a JSON merge patch from the cached child to the healed one
+ *    (src/build/child-patch.ts: server defaults and foreign metadata kept, `resourceVersion` carried: a
+ *    stale cache gets 409 and a requeue). Not a PUT: the cache keeps only what reconcile reads
+ *    (src/controller/event-mapping.ts), and a PUT of it would delete the rest.
  * 6. otherwise → write status through `/status`, and only when it changed (controller-runtime#1711).
  *
  * A child write that fails terminally (`writeErrorDisposition`: 400/403/404-on-create/422…) ends in
@@ -31,7 +38,7 @@
  *
  * Result contract (controller-runtime's `Reconciler`): `{}` = done until the next event; `{ requeue: true }`
  * = try again with rate-limited backoff (409 Conflict, AlreadyExists); `{ requeueAfterMs }` = a held-back
- * or rejected write is tried again then; a thrown error = rate-limited retry.
+ * or rejected write, or a name conflict, is looked at again then; a thrown error = rate-limited retry.
  */
 import { validateBackupSchedule } from '../api/index.ts';
 import { buildCronJob, childName } from '../build/index.ts';
@@ -118,14 +125,25 @@ export type ReconcileMove = 'none' | 'createCronJob' | 'patchCronJob' | 'updateS
 
 type Outcome = { move: ReconcileMove; result: ReconcileResult };
 
-/** How often a schedule in ChildNameConflict looks at the CronJob again: foreign CronJobs are not watched. */
-export const CONFLICT_RECHECK_MS = 60_000;
+/**
+ * When a schedule in ChildNameConflict looks at the CronJob again (foreign CronJobs are not watched, so
+ * no event says when it is gone): after as long as the conflict has lasted, within these bounds. A
+ * previous incarnation's child is garbage-collected within seconds, so a schedule deleted and created
+ * again gets its child quickly; a lasting conflict costs one GET a minute.
+ */
+export const CONFLICT_RECHECK_MS = { min: 5_000, max: 60_000 } as const;
 
 const silent: ReconcileLogger = { info: () => {}, debug: () => {}, warn: () => {} };
 
 /** `written` (a status write), coming back after `ms` unless the write itself asked for a rate-limited retry (409). */
 function retryAfter(written: Outcome, ms: number): Outcome {
   return written.result.requeue ? written : { move: written.move, result: { requeueAfterMs: ms } };
+}
+
+/** Since when the schedule has been `Ready=False` for `reason` (its lastTransitionTime), if it is. */
+function falseSince(schedule: BackupScheduleObject, reason: string): number | undefined {
+  const ready = schedule.status?.conditions?.find((c) => c.type === READY);
+  return ready?.status === 'False' && ready.reason === reason ? Date.parse(ready.lastTransitionTime) : undefined;
 }
 
 /** The owned fields where a write's response still differs from the desired child: what the server did not keep. */
@@ -208,8 +226,9 @@ export class BackupScheduleReconciler {
     if (claim.kind === 'conflict') {
       // Foreign CronJobs are not watched, so no event says when this one goes away: look again later.
       const outcome: StatusOutcome = { kind: 'ChildNameConflict', childName: childRef.name, controller: claim.controller, previousIncarnation: claim.previousIncarnation };
+      const retryInMs = rejectedRetryMs(falseSince(schedule, 'ChildNameConflict'), this.#clock.now(), CONFLICT_RECHECK_MS.min, CONFLICT_RECHECK_MS.max);
       const written = await this.#writeStatus(schedule, undefined, outcome, (message) => this.#events?.event(schedule, 'Warning', 'ChildNameConflict', message));
-      return retryAfter(written, CONFLICT_RECHECK_MS);
+      return retryAfter(written, retryInMs);
     }
     const now = this.#driftNow(schedule, child);
 
@@ -329,9 +348,7 @@ export class BackupScheduleReconciler {
     const status = err instanceof ApiStatusError ? err : undefined;
     const outcome: StatusOutcome = { kind: 'ChildRejected', verb, childName: desired.metadata.name ?? '', code: status?.code ?? 0, message: status?.message ?? String(err) };
     this.#logger.warn({ key: objectKey(schedule.metadata), verb, code: outcome.code, err: outcome.message }, 'the API server rejected the child write');
-    const previous = schedule.status?.conditions?.find((c) => c.type === READY);
-    const since = previous?.status === 'False' && previous.reason === 'ChildRejected' ? Date.parse(previous.lastTransitionTime) : undefined;
-    const retryInMs = rejectedRetryMs(since, this.#clock.now());
+    const retryInMs = rejectedRetryMs(falseSince(schedule, 'ChildRejected'), this.#clock.now());
     const written = await this.#writeStatus(schedule, child, outcome, (message) => this.#events?.event(schedule, 'Warning', 'ChildRejected', message));
     return retryAfter(written, retryInMs);
   }

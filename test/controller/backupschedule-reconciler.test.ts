@@ -147,7 +147,7 @@ describe('BackupScheduleReconciler', () => {
     const s = schedule();
     const foreign = asStored({ ...desiredOf(s), metadata: { name: 'nightly-etcd', namespace: 'kubelings', labels: { app: 'mine' } } });
     const { writes, reconciler } = setup([s], [], { createCronJob: alreadyExists, updateScheduleStatus: ok }, [foreign]);
-    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateStatus', result: { requeueAfterMs: CONFLICT_RECHECK_MS } });
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateStatus', result: { requeueAfterMs: CONFLICT_RECHECK_MS.min } });
     expect(writes.calls.map((c) => c.name)).toEqual(['createCronJob', 'getCronJob', 'updateScheduleStatus']);
     expect(writes.calls[2]?.obj['status']).toMatchObject({ conditions: [expect.objectContaining({ reason: 'ChildNameConflict' })] });
   });
@@ -247,7 +247,7 @@ describe('BackupScheduleReconciler', () => {
     const s = schedule();
     const foreign = asStored({ ...desiredOf(s), metadata: { name: 'nightly-etcd', namespace: 'kubelings', labels: { app: 'mine' } } });
     const { writes, events, reconciler } = setup([s], [foreign], { updateScheduleStatus: ok });
-    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS });
+    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS.min });
     expect(writes.calls.map((c) => c.name)).toEqual(['getCronJob', 'updateScheduleStatus']);
     expect(writes.calls[1]?.obj['status']).toEqual({
       observedGeneration: 1,
@@ -256,16 +256,29 @@ describe('BackupScheduleReconciler', () => {
     expect(events.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'ChildNameConflict' })]);
 
     const again = setup([{ ...s, status: writes.calls[1]!.obj['status'] } as BackupScheduleObject], [foreign], {});
-    await expect(again.reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS });
+    await expect(again.reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS.min });
     expect(again.writes.calls.map((c) => c.name)).toEqual(['getCronJob']);
     expect(again.events.events).toEqual([]);
+  });
+
+  it('looks at a lasting conflict again less often: after as long as it has lasted, at most every minute', async () => {
+    const s = schedule();
+    const foreign = asStored({ ...desiredOf(s), metadata: { name: 'nightly-etcd', namespace: 'kubelings' } });
+    const first = setup([s], [], { createCronJob: alreadyExists, updateScheduleStatus: ok }, [foreign]);
+    await first.reconciler.reconcile(KEY);
+    const status = first.writes.calls[2]!.obj['status'] as NonNullable<BackupScheduleObject['status']>;
+    for (const [sinceMs, wait] of [[20_000, 20_000], [3_600_000, CONFLICT_RECHECK_MS.max]] as const) {
+      const conditions = status.conditions!.map((c) => ({ ...c, lastTransitionTime: new Date(Date.UTC(2026, 10, 30, 1, 0, 0) - sinceMs).toISOString() }));
+      const later = setup([{ ...s, status: { ...status, conditions } } as BackupScheduleObject], [], { createCronJob: alreadyExists }, [foreign]);
+      await expect(later.reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: wait });
+    }
   });
 
   it('reports a CronJob controlled by a previous incarnation (same name, other uid) as exactly that, not as controlled by itself', async () => {
     const s = schedule();
     const stale = asStored(desiredOf({ ...s, metadata: { ...s.metadata, uid: 'uid-old' } }));
     const { writes, reconciler } = setup([s], [stripCronJob(structuredClone(stale))], { updateScheduleStatus: ok }, [stale]);
-    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS });
+    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS.min });
     const message = (writes.calls[1]?.obj['status'] as { conditions: { reason: string; message: string }[] }).conditions[0]?.message;
     expect(message).toContain('still belongs to a previous BackupSchedule "nightly-etcd" (uid uid-old), deleted but not yet garbage-collected');
     expect(message).not.toContain('already exists and is controlled by BackupSchedule "nightly-etcd"');
