@@ -81,17 +81,21 @@ async function runScenario(without?: RuleCase): Promise<Outcome> {
     await k.createNamespace('rbac');
     await k.schedules.create(scheduleManifest('rbac', 'nightly') as never);
     await k.waitForReady('rbac', 'nightly', (s) => readyOf(s)?.status === 'True', 60_000);
+    // A new generation reaches the controller only through the BackupSchedule watch (the initial LIST
+    // may have held the schedule already).
+    await k.schedules.patch({ namespace: 'rbac', name: 'nightly' }, { spec: { schedule: '0 3 * * *' } });
+    await k.waitForCronJob('rbac', 'nightly', (c) => c.spec.schedule === '0 3 * * *', 60_000);
     for (let edit = 1; edit <= 2; edit++) {
       await k.cronJobs.patch({ namespace: 'rbac', name: 'nightly' }, { spec: { schedule: '* * * * *' } });
-      await k.waitForCronJob('rbac', 'nightly', (c) => c.spec.schedule === '0 2 * * *', 60_000);
+      await k.waitForCronJob('rbac', 'nightly', (c) => c.spec.schedule === '0 3 * * *', 60_000);
     }
     // Without its labels the child leaves the label-selected watch: the controller's create answers
     // AlreadyExists, a GET finds the child, and the heal patch restores the labels.
     await k.cronJobs.patch({ namespace: 'rbac', name: 'nightly' }, { metadata: { labels: null } });
     await k.waitForCronJob('rbac', 'nightly', (c) => c.metadata.labels?.['app.kubernetes.io/managed-by'] === 'backupschedule-operator', 60_000);
-    await waitFor('the Created event and the Updated event counted twice', async () => {
+    await waitFor('the Created event and an Updated event counted at least twice', async () => {
       const events = await k.events('rbac', 'nightly');
-      return events.some((e) => e.reason === 'Created') && events.some((e) => e.reason === 'Updated' && e.count === 2);
+      return events.some((e) => e.reason === 'Created') && events.some((e) => e.reason === 'Updated' && e.count >= 2);
     }, 60_000);
   };
   try {
