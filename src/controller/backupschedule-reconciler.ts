@@ -43,82 +43,23 @@
 import { validateBackupSchedule } from '../api/index.ts';
 import { buildCronJob, childName } from '../build/index.ts';
 import { claimChild } from '../build/child-claim.ts';
-import { childMergePatch, type ChildMergePatch } from '../build/child-patch.ts';
+import { childMergePatch } from '../build/child-patch.ts';
 import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../build/child-write-damping.ts';
 import { notPersistedCause, type KubeVersion } from '../build/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../build/image-policy.ts';
 import { DEFAULT_IMAGE } from '../build/image.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
-import { ApiStatusError, isAlreadyExists, isConflict, isNotFound, writeErrorDisposition } from '../kube/api-status-error.ts';
+import { ApiStatusError, isConflict, writeErrorDisposition } from '../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 import type { ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
+import { childRefOf, lookUpChild } from './child-lookup.ts';
+import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 import type { BackupScheduleObject } from './resources.ts';
 
-/** A read-only cache lookup by `namespace/name` key (src/runtime's `StoreReader.get`). */
-export interface CacheReader<T> {
-  get(key: string): T | undefined;
-}
-
-/** Where a child CronJob lives. */
-export interface ChildRef {
-  readonly namespace: string;
-  readonly name: string;
-}
-
-/**
- * The API calls reconcile may make beyond the caches: three writes, and one read for a CronJob the
- * cache does not hold. Each resolves with the object as the server has it, or throws `ApiStatusError`.
- */
-export interface ReconcilerWrites {
-  /** POST a CronJob; resolves with the CronJob as the server stored it. */
-  createCronJob(cronJob: KubeObject): Promise<KubeObject>;
-  /** GET a CronJob (after AlreadyExists, or for one the cache shows not controlled by the schedule). */
-  getCronJob(ref: ChildRef): Promise<KubeObject>;
-  /** PATCH a CronJob with a JSON merge patch carrying `metadata.resourceVersion`; resolves with the stored CronJob. */
-  patchCronJob(ref: ChildRef, patch: ChildMergePatch): Promise<KubeObject>;
-  /** PUT a BackupSchedule's `/status` (carrying `metadata.resourceVersion`). */
-  updateScheduleStatus(schedule: BackupScheduleObject): Promise<unknown>;
-}
-
-/** Structured logging (a pino logger fits). */
-export interface ReconcileLogger {
-  info(fields: object, message: string): void;
-  debug(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
-
-/** Options for {@link BackupScheduleReconciler}. */
-export interface BackupScheduleReconcilerOptions {
-  /** The BackupSchedule informer's cache. */
-  readonly schedules: CacheReader<BackupScheduleObject>;
-  /** The CronJob informer's cache. */
-  readonly cronJobs: CacheReader<KubeObject>;
-  /** The API writes. */
-  readonly writes: ReconcilerWrites;
-  /** Records Kubernetes Events on the schedule. @default no Events */
-  readonly events?: EventRecorder;
-  /** Image of the backup container when a spec sets none (`--backup-image`); always allowed. @default DEFAULT_IMAGE */
-  readonly backupImage?: string;
-  /**
-   * Patterns of other images `spec.image` may name (`--allowed-backup-images`, see src/build/image-policy.ts).
-   * @default [] (only `backupImage`)
-   */
-  readonly allowedImages?: readonly string[];
-  /**
-   * The API server's version, read at start-up, for the likely cause in ChildNotPersisted messages; a
-   * function because it is read after the reconciler is built. @default unknown
-   */
-  readonly serverVersion?: () => KubeVersion | undefined;
-  /** Backoff of child writes that do not stick (src/build/child-write-damping.ts). @default its defaults */
-  readonly damping?: DampingPolicy;
-  /** Time source for condition transition times. @default realClock */
-  readonly clock?: Clock;
-  /** Logger. @default silent */
-  readonly logger?: ReconcileLogger;
-}
+export type { BackupScheduleReconcilerOptions, CacheReader, ChildRef, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 
 /** What one reconcile did: its single move, for logs and tests. */
 export type ReconcileMove = 'none' | 'createCronJob' | 'patchCronJob' | 'updateStatus';
@@ -209,20 +150,18 @@ export class BackupScheduleReconciler {
       return this.#invalid(schedule, { kind: 'ImageNotAllowed', image, flag: ALLOWED_IMAGES_FLAG, allowed }, 'ImageNotAllowed');
     }
     const childKey = objectKey(desired.metadata);
-    const childRef = { namespace: desired.metadata.namespace ?? '', name: desired.metadata.name ?? '' };
-    let child = this.#cronJobs.get(childKey);
-
-    if (!child) {
-      const created = await this.#create(key, schedule, desired, childRef);
-      if ('outcome' in created) return created.outcome;
-      child = created.existing;
-    } else if (claimChild(schedule, child).kind !== 'owned') {
-      // The cache keeps no spec of a CronJob we do not control, and its owners may be behind: decide on the live object.
-      child = await this.#getLive(childRef);
-      if (!child) return { move: 'none', result: { requeue: true } };
+    const childRef = childRefOf(desired);
+    const found = await lookUpChild(schedule, desired, this.#cronJobs, this.#writes);
+    if (found.kind === 'createRejected') return this.#rejected(schedule, undefined, desired, 'create', found.err);
+    // AlreadyExists, then 404: deleted meanwhile; the next create will tell.
+    if (found.kind === 'gone') return { move: 'createCronJob', result: { requeue: true } };
+    if (found.kind === 'created') {
+      this.#logger.info({ key, child: childKey }, 'created CronJob');
+      this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${childRef.name}"`);
+      const held = await this.#afterWrite(key, schedule, this.#driftNow(schedule, undefined), found.stored, notKept(found.stored, desired), desired);
+      return { move: 'createCronJob', result: held?.result ?? {} };
     }
-
-    const claim = claimChild(schedule, child);
+    const { child, claim } = found;
     if (claim.kind === 'conflict') {
       // Foreign CronJobs are not watched, so no event says when this one goes away: look again later.
       const outcome: StatusOutcome = { kind: 'ChildNameConflict', childName: childRef.name, controller: claim.controller, previousIncarnation: claim.previousIncarnation };
@@ -269,44 +208,9 @@ export class BackupScheduleReconciler {
     return this.#writeStatus(schedule, child, { kind: 'InSync' });
   }
 
-  /**
-   * Creates the child. `AlreadyExists` means the CronJob is not in the cache: the cache is behind
-   * (kuberay#715, controller-runtime#1464), or the CronJob is outside the label-selected watch (a child
-   * whose labels were removed, an orphan, a foreign CronJob). One GET says which: the live object is
-   * returned for reconcile to claim; never a second create.
-   */
-  async #create(key: string, schedule: BackupScheduleObject, desired: KubeObject, ref: ChildRef): Promise<{ outcome: Outcome } | { existing: KubeObject }> {
-    let stored: KubeObject;
-    try {
-      stored = await this.#writes.createCronJob(desired);
-    } catch (err) {
-      if (writeErrorDisposition(err, 'create') === 'terminal') return { outcome: await this.#rejected(schedule, undefined, desired, 'create', err) };
-      if (!isAlreadyExists(err)) throw err;
-      const existing = await this.#getLive(ref);
-      // Gone again between the two calls: the next create will tell.
-      if (!existing) return { outcome: { move: 'createCronJob', result: { requeue: true } } };
-      this.#logger.debug({ key, child: objectKey(ref) }, 'child already exists but is not cached: deciding on the live object');
-      return { existing };
-    }
-    this.#logger.info({ key, child: objectKey(ref) }, 'created CronJob');
-    this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${ref.name}"`);
-    const held = await this.#afterWrite(key, schedule, this.#driftNow(schedule, undefined), stored, notKept(stored, desired), desired);
-    return { outcome: { move: 'createCronJob', result: held?.result ?? {} } };
-  }
-
   /** The facts child-write damping compares (src/build/child-write-damping.ts), before a write. */
   #driftNow(schedule: BackupScheduleObject, child: KubeObject | undefined): ChildDriftNow {
     return { uid: schedule.metadata.uid ?? '', generation: schedule.metadata.generation ?? 0, resourceVersion: child?.metadata.resourceVersion, drift: [] };
-  }
-
-  /** The CronJob as the API server has it now, or undefined when it is gone (404). */
-  async #getLive(ref: ChildRef): Promise<KubeObject | undefined> {
-    try {
-      return await this.#writes.getCronJob(ref);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
   }
 
   /**
