@@ -39,6 +39,14 @@ function pickMetadata(metadata: ObjectMeta): ObjectMeta {
   return kept;
 }
 
+/** A new object with `obj`'s apiVersion and kind (when set) and `metadata`. */
+function withTypeMeta(obj: KubeObject, metadata: ObjectMeta): KubeObject & Record<string, unknown> {
+  const kept: KubeObject & Record<string, unknown> = { metadata };
+  if (obj.apiVersion !== undefined) kept.apiVersion = obj.apiVersion;
+  if (obj.kind !== undefined) kept.kind = obj.kind;
+  return kept;
+}
+
 /**
  * Cache transform for BackupSchedules: keeps what reconcile reads (`name`, `namespace`, `uid`,
  * `generation`, `resourceVersion`, `deletionTimestamp`, `spec`, `status`) and drops the rest of the
@@ -48,8 +56,8 @@ function pickMetadata(metadata: ObjectMeta): ObjectMeta {
  * `status` from the request (apiextensions' `statusStrategy.PrepareForUpdate`). String values are interned.
  */
 export function stripSchedule<T extends KubeObject>(obj: T): T {
-  const { apiVersion, kind, spec, status } = obj as KubeObject & { spec?: unknown; status?: unknown };
-  const kept: KubeObject & Record<string, unknown> = { apiVersion, kind, metadata: pickMetadata(obj.metadata) };
+  const { spec, status } = obj as KubeObject & { spec?: unknown; status?: unknown };
+  const kept = withTypeMeta(obj, pickMetadata(obj.metadata));
   if (spec !== undefined) kept['spec'] = spec;
   if (status !== undefined) kept['status'] = status;
   return interner.internDeep(kept) as T;
@@ -75,7 +83,7 @@ export function stripCronJob<T extends KubeObject>(obj: T): T {
   const labels = Object.entries(obj.metadata.labels ?? {}).filter(([key]) => OUR_LABELS.has(key));
   if (labels.length > 0) metadata.labels = Object.fromEntries(labels);
   if (obj.metadata.ownerReferences !== undefined) metadata.ownerReferences = obj.metadata.ownerReferences;
-  const kept: KubeObject & Record<string, unknown> = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+  const kept = withTypeMeta(obj, metadata);
   const controller = controllerOf(obj.metadata);
   const { spec, status } = obj as KubeObject & { spec?: unknown; status?: CronJobStatusView };
   if (spec !== undefined && controller && isBackupScheduleRef(controller)) kept['spec'] = spec;
