@@ -93,15 +93,9 @@ async function successfulReconciles(c: ControllerProcess): Promise<number> {
 
 /** Waits until `done`, failing at once when the controller exits (an OOM aborts it); resolves with its peak RSS. */
 async function converge(c: ControllerProcess, what: string, done: () => Promise<boolean> | boolean): Promise<number> {
-  let exit: number | null | undefined;
-  void c.exited().then((code) => (exit = code));
-  const died = (): Error => new Error(`the controller exited with ${exit}:\n${c.lines.slice(-15).join('\n')}`);
-  await waitFor(what, async () => {
-    if (exit !== undefined) throw died();
-    return done();
-  }, 45_000, 250).catch((err: Error) => {
-    throw exit !== undefined ? died() : err;
-  });
+  const died = c.exited().then((code) => Promise.reject(new Error(`the controller exited with ${code} while waiting for ${what}:\n${c.lines.slice(-15).join('\n')}`)));
+  died.catch(() => undefined); // it also rejects at the normal stop, after the race is over
+  await Promise.race([waitFor(what, done, 45_000, 250), died]);
   return peakRssBytes(c.child.pid ?? 0);
 }
 
