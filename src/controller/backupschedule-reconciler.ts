@@ -55,7 +55,7 @@ import { objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 import type { ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
-import { childRefOf, lookUpChild } from './child-lookup.ts';
+import { childRefOf, getLiveChild, lookUpChild } from './child-lookup.ts';
 import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 import type { BackupScheduleObject } from './resources.ts';
 
@@ -259,14 +259,17 @@ export class BackupScheduleReconciler {
 
   async #invalid(schedule: BackupScheduleObject, outcome: StatusOutcome, reason: 'InvalidSpec' | 'ImageNotAllowed'): Promise<Outcome> {
     // The child this schedule already controls is left unchanged (status keeps reporting it), except
-    // that one running an image the operator does not allow (any more) is suspended first.
-    const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
+    // that one running an image the operator does not allow (any more) is suspended first; also one
+    // outside the watch (its labels removed), so that case costs a GET when the cache has no child.
+    const ref = { namespace: schedule.metadata.namespace ?? '', name: childName(schedule) };
+    let child = this.#cronJobs.get(objectKey(ref));
+    if (!child && reason === 'ImageNotAllowed') child = await getLiveChild(this.#writes, ref);
     const owned = child && claimChild(schedule, child).kind === 'owned' ? child : undefined;
     const suspended = owned && reason === 'ImageNotAllowed' ? suspendIfDisallowed(owned, (i) => imageAllowed(i, this.#image, this.#allowedImages)) : undefined;
     const patch = owned && suspended ? childMergePatch(owned, suspended) : undefined;
     if (owned && patch) {
       try {
-        await this.#writes.patchCronJob({ namespace: owned.metadata.namespace ?? '', name: owned.metadata.name ?? '' }, patch);
+        await this.#writes.patchCronJob(ref, patch);
       } catch (err) {
         if (isConflict(err)) return { move: 'patchCronJob', result: { requeue: true } };
         if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, owned, 'update', err);

@@ -44,15 +44,15 @@ export async function lookUpChild(
       if (writeErrorDisposition(err, 'create') === 'terminal') return { kind: 'createRejected', err };
       if (!isAlreadyExists(err)) throw err;
     }
-    child = await getLive(api, ref);
+    child = await getLiveChild(api, ref);
   } else if (claimChild(schedule, child).kind !== 'owned') {
-    child = await getLive(api, ref);
+    child = await getLiveChild(api, ref);
   }
   return child ? { kind: 'found', child, claim: claimChild(schedule, child) } : { kind: 'gone' };
 }
 
 /** The CronJob as the API server has it now, or undefined when it is gone (404). */
-async function getLive(api: Pick<ReconcilerWrites, 'getCronJob'>, ref: ChildRef): Promise<KubeObject | undefined> {
+export async function getLiveChild(api: Pick<ReconcilerWrites, 'getCronJob'>, ref: ChildRef): Promise<KubeObject | undefined> {
   try {
     return await api.getCronJob(ref);
   } catch (err) {

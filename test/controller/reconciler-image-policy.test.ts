@@ -62,6 +62,16 @@ describe('a child running an image the operator does not allow (any more)', () =
     expect(h.ready()?.message).toContain('one already running a disallowed image is suspended');
   });
 
+  it('is suspended also when it is outside the watch (its labels were removed): found with a GET', async () => {
+    const edited = converged(1, { image: 'evil:1' });
+    edited.metadata.generation = 2;
+    const unlabelled = running('evil:1');
+    delete unlabelled.metadata.labels;
+    const h = harness({ schedule: edited, uncachedChild: unlabelled }, { update: (obj) => obj });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
+    expect((h.calls[0]?.obj as CronJob).spec.suspend).toBe(true);
+  });
+
   it('is resumed by the usual drift repair once the schedule names an allowed image again', async () => {
     const suspended = running(IMAGE);
     suspended.spec.suspend = true;
