@@ -142,8 +142,8 @@ export function childWriteExpired(last: ChildWrite, at: number, policy: DampingP
 }
 
 /**
- * The wait before a child write the API server rejected for good (403, 422…) is tried again: as long as
- * the rejection has lasted so far (`rejectedSinceMs`, from the Ready condition's lastTransitionTime;
+ * The wait before a child write the API server rejected for good (403, 422…) is tried again (and, with
+ * other bounds, before a ChildNameConflict is looked at again): as long as the rejection has lasted so far (`rejectedSinceMs`, from the Ready condition's lastTransitionTime;
  * undefined when it is new), within [minMs, maxMs]: 30 s, 30 s, 1 min, 2 min… up to 10 min. Derived
  * from the status, so nothing is remembered for it; slow, because only a change outside the object
  * (RBAC granted, a webhook's policy changed) can make the same write succeed.

@@ -228,8 +228,9 @@ function withObservedDefaults(desired: unknown, observed: unknown, path: string[
 /**
  * The observed CronJob healed: the desired `spec` in place of its own, keeping only the server defaults
  * it carries, and our labels, annotations and controller reference merged into its metadata (other
- * writers' metadata is kept, and so are `resourceVersion`, `uid` and the rest of the server's metadata,
- * so the update is a conditional PUT). Inputs are not mutated.
+ * writers' metadata is kept, and so are `resourceVersion`, `uid` and the rest of the server's metadata).
+ * The controller sends the difference from `observed` to this as a merge patch (src/build/child-patch.ts).
+ * Inputs are not mutated.
  */
 export function mergeDesiredIntoObserved<T extends KubeObject>(observed: T, desired: KubeObject): T {
   // A JSON round trip, not structuredClone: cached objects share equal subtrees (src/runtime/string-interner.ts),

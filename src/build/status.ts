@@ -45,7 +45,13 @@ export const ReadyReason = {
 export type StatusOutcome =
   | { readonly kind: 'InSync' }
   | { readonly kind: 'InvalidSpec'; readonly errors: readonly FieldError[] }
-  | { readonly kind: 'ChildNameConflict'; readonly childName: string; readonly controller: OwnerReference | undefined }
+  | {
+      readonly kind: 'ChildNameConflict';
+      readonly childName: string;
+      readonly controller: OwnerReference | undefined;
+      /** The controller is an earlier BackupSchedule of the same name (another uid), deleted and not yet garbage-collected. */
+      readonly previousIncarnation: boolean;
+    }
   | { readonly kind: 'ImageNotAllowed'; readonly image: string; readonly flag: string; readonly allowed: readonly string[] }
   | { readonly kind: 'ChildRejected'; readonly verb: 'create' | 'update'; readonly childName: string; readonly code: number; readonly message: string }
   | { readonly kind: 'ChildNotPersisted'; readonly childName: string; readonly fields: readonly string[]; readonly cause: string }
@@ -104,7 +110,17 @@ function readyCondition(
         message: `invalid spec: ${outcome.errors.map((e) => e.message).join('; ')}`,
       };
     case 'ChildNameConflict': {
-      const by = outcome.controller ? `controlled by ${outcome.controller.kind} "${outcome.controller.name}"` : 'not controlled by any owner';
+      const { controller } = outcome;
+      if (controller && outcome.previousIncarnation) {
+        return {
+          status: 'False',
+          reason: ReadyReason.ChildNameConflict,
+          message:
+            `CronJob "${outcome.childName}" still belongs to a previous BackupSchedule "${controller.name}" (uid ${controller.uid}), deleted but not yet garbage-collected; ` +
+            'this schedule creates its own CronJob once the garbage collector has deleted it (checked again periodically)',
+        };
+      }
+      const by = controller ? `controlled by ${controller.kind} "${controller.name}" (uid ${controller.uid})` : 'not controlled by any owner';
       return {
         status: 'False',
         reason: ReadyReason.ChildNameConflict,

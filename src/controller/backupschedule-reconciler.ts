@@ -11,12 +11,19 @@
  *    Event, no child created or changed. `spec.image` outside the operator's allow-list
  *    (`--allowed-backup-images`) → `Ready=False/ImageNotAllowed` naming the flag, the same way, after
  *    suspending an existing child that runs a disallowed image.
- * 3. child missing → create it with the controller ownerReference. `AlreadyExists` means the cache is
- *    behind (kuberay#715, controller-runtime#1464): requeue, never a second child.
- * 4. a CronJob with the child's name that this schedule does not control → `Ready=False/ChildNameConflict`;
- *    the CronJob is left alone.
- * 5. child drifted in a field we own → PUT the observed object with our fields merged in (server defaults
- *    and foreign fields kept, `resourceVersion` carried: a stale cache gets 409 and a requeue).
+ * 3. child missing from the cache → create it with the controller ownerReference. `AlreadyExists` means
+ *    the cache is behind (kuberay#715, controller-runtime#1464) or the CronJob is outside the
+ *    label-selected watch (a child whose labels were removed, an orphan, a foreign CronJob): one GET,
+ *    and the live object goes on to step 4; never a second child.
+ * 4. whose CronJob is it (src/build/child-claim.ts)? Ours → step 5; an orphan carrying our labels for
+ *    this schedule → adopted by step 5's heal, which adds our controller reference; anything else →
+ *    `Ready=False/ChildNameConflict` (a previous incarnation of this schedule is named as such), the
+ *    CronJob left alone and looked at again later (foreign CronJobs are not watched). A cached CronJob
+ *    this schedule does not control is read with a GET first: the cache keeps no spec of it.
+ * 5. child drifted in a field we own → a JSON merge patch from the cached child to the healed one
+ *    (src/build/child-patch.ts: server defaults and foreign metadata kept, `resourceVersion` carried: a
+ *    stale cache gets 409 and a requeue). Not a PUT: the cache keeps only what reconcile reads
+ *    (src/controller/event-mapping.ts), and a PUT of it would delete the rest.
  * 6. otherwise → write status through `/status`, and only when it changed (controller-runtime#1711).
  *
  * A child write that fails terminally (`writeErrorDisposition`: 400/403/404-on-create/422…) ends in
@@ -31,85 +38,53 @@
  *
  * Result contract (controller-runtime's `Reconciler`): `{}` = done until the next event; `{ requeue: true }`
  * = try again with rate-limited backoff (409 Conflict, AlreadyExists); `{ requeueAfterMs }` = a held-back
- * or rejected write is tried again then; a thrown error = rate-limited retry.
+ * or rejected write, or a name conflict, is looked at again then; a thrown error = rate-limited retry.
  */
 import { validateBackupSchedule } from '../api/index.ts';
 import { buildCronJob, childName } from '../build/index.ts';
+import { claimChild } from '../build/child-claim.ts';
+import { childMergePatch } from '../build/child-patch.ts';
 import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../build/child-write-damping.ts';
 import { notPersistedCause, type KubeVersion } from '../build/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../build/image-policy.ts';
 import { DEFAULT_IMAGE } from '../build/image.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
-import { ApiStatusError, isAlreadyExists, isConflict, writeErrorDisposition } from '../kube/api-status-error.ts';
-import { controllerOf, objectKey, type KubeObject } from '../kube/object.ts';
+import { ApiStatusError, isConflict, writeErrorDisposition } from '../kube/api-status-error.ts';
+import { objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 import type { ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
+import { childRefOf, getLiveChild, lookUpChild } from './child-lookup.ts';
+import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 import type { BackupScheduleObject } from './resources.ts';
 
-/** A read-only cache lookup by `namespace/name` key (src/runtime's `StoreReader.get`). */
-export interface CacheReader<T> {
-  get(key: string): T | undefined;
-}
-
-/** The three writes reconcile may make. Each resolves with the stored object or throws `ApiStatusError`. */
-export interface ReconcilerWrites {
-  /** POST a CronJob; resolves with the CronJob as the server stored it. */
-  createCronJob(cronJob: KubeObject): Promise<KubeObject>;
-  /** PUT a CronJob (carrying `metadata.resourceVersion`); resolves with the CronJob as the server stored it. */
-  updateCronJob(cronJob: KubeObject): Promise<KubeObject>;
-  /** PUT a BackupSchedule's `/status` (carrying `metadata.resourceVersion`). */
-  updateScheduleStatus(schedule: BackupScheduleObject): Promise<unknown>;
-}
-
-/** Structured logging (a pino logger fits). */
-export interface ReconcileLogger {
-  info(fields: object, message: string): void;
-  debug(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-}
-
-/** Options for {@link BackupScheduleReconciler}. */
-export interface BackupScheduleReconcilerOptions {
-  /** The BackupSchedule informer's cache. */
-  readonly schedules: CacheReader<BackupScheduleObject>;
-  /** The CronJob informer's cache. */
-  readonly cronJobs: CacheReader<KubeObject>;
-  /** The API writes. */
-  readonly writes: ReconcilerWrites;
-  /** Records Kubernetes Events on the schedule. @default no Events */
-  readonly events?: EventRecorder;
-  /** Image of the backup container when a spec sets none (`--backup-image`); always allowed. @default DEFAULT_IMAGE */
-  readonly backupImage?: string;
-  /**
-   * Patterns of other images `spec.image` may name (`--allowed-backup-images`, see src/build/image-policy.ts).
-   * @default [] (only `backupImage`)
-   */
-  readonly allowedImages?: readonly string[];
-  /**
-   * The API server's version, read at start-up, for the likely cause in ChildNotPersisted messages; a
-   * function because it is read after the reconciler is built. @default unknown
-   */
-  readonly serverVersion?: () => KubeVersion | undefined;
-  /** Backoff of child writes that do not stick (src/build/child-write-damping.ts). @default its defaults */
-  readonly damping?: DampingPolicy;
-  /** Time source for condition transition times. @default realClock */
-  readonly clock?: Clock;
-  /** Logger. @default silent */
-  readonly logger?: ReconcileLogger;
-}
+export type { BackupScheduleReconcilerOptions, CacheReader, ChildRef, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 
 /** What one reconcile did: its single move, for logs and tests. */
-export type ReconcileMove = 'none' | 'createCronJob' | 'updateCronJob' | 'updateStatus';
+export type ReconcileMove = 'none' | 'createCronJob' | 'patchCronJob' | 'updateStatus';
 
 type Outcome = { move: ReconcileMove; result: ReconcileResult };
+
+/**
+ * When a schedule in ChildNameConflict looks at the CronJob again (foreign CronJobs are not watched, so
+ * no event says when it is gone): after as long as the conflict has lasted, within these bounds. A
+ * previous incarnation's child is garbage-collected within seconds, so a schedule deleted and created
+ * again gets its child quickly; a lasting conflict costs one GET a minute.
+ */
+export const CONFLICT_RECHECK_MS = { min: 5_000, max: 60_000 } as const;
 
 const silent: ReconcileLogger = { info: () => {}, debug: () => {}, warn: () => {} };
 
 /** `written` (a status write), coming back after `ms` unless the write itself asked for a rate-limited retry (409). */
 function retryAfter(written: Outcome, ms: number): Outcome {
   return written.result.requeue ? written : { move: written.move, result: { requeueAfterMs: ms } };
+}
+
+/** Since when the schedule has been `Ready=False` for `reason` (its lastTransitionTime), if it is. */
+function falseSince(schedule: BackupScheduleObject, reason: string): number | undefined {
+  const ready = schedule.status?.conditions?.find((c) => c.type === READY);
+  return ready?.status === 'False' && ready.reason === reason ? Date.parse(ready.lastTransitionTime) : undefined;
 }
 
 /** The owned fields where a write's response still differs from the desired child: what the server did not keep. */
@@ -175,34 +150,26 @@ export class BackupScheduleReconciler {
       return this.#invalid(schedule, { kind: 'ImageNotAllowed', image, flag: ALLOWED_IMAGES_FLAG, allowed }, 'ImageNotAllowed');
     }
     const childKey = objectKey(desired.metadata);
-    const child = this.#cronJobs.get(childKey);
-    const now: ChildDriftNow = { uid: schedule.metadata.uid ?? '', generation: schedule.metadata.generation ?? 0, resourceVersion: child?.metadata.resourceVersion, drift: [] };
-
-    if (!child) {
-      let stored: KubeObject;
-      try {
-        stored = await this.#writes.createCronJob(desired);
-      } catch (err) {
-        if (isAlreadyExists(err)) {
-          this.#logger.debug({ key, child: childKey }, 'child already exists, cache is behind: requeue');
-          return { move: 'createCronJob', result: { requeue: true } };
-        }
-        if (writeErrorDisposition(err, 'create') === 'terminal') return this.#rejected(schedule, undefined, desired, 'create', err);
-        throw err;
-      }
+    const childRef = childRefOf(desired);
+    const found = await lookUpChild(schedule, desired, this.#cronJobs, this.#writes);
+    if (found.kind === 'createRejected') return this.#rejected(schedule, undefined, desired, 'create', found.err);
+    // AlreadyExists, then 404: deleted meanwhile; the next create will tell.
+    if (found.kind === 'gone') return { move: 'createCronJob', result: { requeue: true } };
+    if (found.kind === 'created') {
       this.#logger.info({ key, child: childKey }, 'created CronJob');
-      this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${desired.metadata.name}"`);
-      const held = await this.#afterWrite(key, schedule, now, stored, notKept(stored, desired), desired);
+      this.#events?.event(schedule, 'Normal', 'Created', `Created CronJob "${childRef.name}"`);
+      const held = await this.#afterWrite(key, schedule, this.#driftNow(schedule, undefined), found.stored, notKept(found.stored, desired), desired);
       return { move: 'createCronJob', result: held?.result ?? {} };
     }
-
-    const controller = controllerOf(child.metadata);
-    if (controller?.uid !== schedule.metadata.uid) {
-      const outcome: StatusOutcome = { kind: 'ChildNameConflict', childName: desired.metadata.name ?? '', controller };
-      return this.#writeStatus(schedule, undefined, outcome, (message) =>
-        this.#events?.event(schedule, 'Warning', 'ChildNameConflict', message),
-      );
+    const { child, claim } = found;
+    if (claim.kind === 'conflict') {
+      // Foreign CronJobs are not watched, so no event says when this one goes away: look again later.
+      const outcome: StatusOutcome = { kind: 'ChildNameConflict', childName: childRef.name, controller: claim.controller, previousIncarnation: claim.previousIncarnation };
+      const retryInMs = rejectedRetryMs(falseSince(schedule, 'ChildNameConflict'), this.#clock.now(), CONFLICT_RECHECK_MS.min, CONFLICT_RECHECK_MS.max);
+      const written = await this.#writeStatus(schedule, undefined, outcome, (message) => this.#events?.event(schedule, 'Warning', 'ChildNameConflict', message));
+      return retryAfter(written, retryInMs);
     }
+    const now = this.#driftNow(schedule, child);
 
     const drift = cronJobDrift(child, desired);
     if (drift.length > 0) {
@@ -214,26 +181,36 @@ export class BackupScheduleReconciler {
         const written = await this.#writeStatus(schedule, child, outcome, (message) => this.#events?.event(schedule, 'Warning', decision.why, message));
         return retryAfter(written, decision.retryInMs);
       }
-      let stored: KubeObject;
+      const patch = childMergePatch(child, mergeDesiredIntoObserved(child, desired));
+      let stored: KubeObject | undefined;
       try {
-        stored = await this.#writes.updateCronJob(mergeDesiredIntoObserved(child, desired));
+        // The heal adds our controller reference to an orphan we adopt (claim 'adopt'), as to any child missing it.
+        if (patch) stored = await this.#writes.patchCronJob(childRef, patch);
       } catch (err) {
-        if (isConflict(err)) return { move: 'updateCronJob', result: { requeue: true } };
+        if (isConflict(err)) return { move: 'patchCronJob', result: { requeue: true } };
         if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, child, desired, 'update', err);
         throw err;
       }
-      const responseDrift = notKept(stored, desired);
-      // Only what the server kept was updated; a write that changed nothing gets no Normal Event.
-      const fixed = drift.filter((f) => !responseDrift.includes(f));
-      this.#logger.info({ key, child: childKey, drift, notKept: responseDrift }, 'updated drifted CronJob');
-      if (fixed.length > 0) this.#events?.event(schedule, 'Normal', 'Updated', `Updated CronJob "${child.metadata.name}": ${listFields(fixed)}`);
-      const held = await this.#afterWrite(key, schedule, current, stored, responseDrift, desired);
-      return { move: 'updateCronJob', result: held?.result ?? {} };
+      if (stored) {
+        const responseDrift = notKept(stored, desired);
+        // Only what the server kept was updated; a write that changed nothing gets no Normal Event.
+        const fixed = drift.filter((f) => !responseDrift.includes(f));
+        this.#logger.info({ key, child: childKey, drift, notKept: responseDrift, adopted: claim.kind === 'adopt' }, claim.kind === 'adopt' ? 'adopted orphaned CronJob' : 'updated drifted CronJob');
+        if (claim.kind === 'adopt') this.#events?.event(schedule, 'Normal', 'Adopted', `Adopted CronJob "${childRef.name}", which carried this schedule's labels and had no controller`);
+        else if (fixed.length > 0) this.#events?.event(schedule, 'Normal', 'Updated', `Updated CronJob "${childRef.name}": ${listFields(fixed)}`);
+        const held = await this.#afterWrite(key, schedule, current, stored, responseDrift, desired);
+        return { move: 'patchCronJob', result: held?.result ?? {} };
+      }
     }
 
     const last = this.#lastWrites.get(key);
     if (last && childWriteExpired(last, this.#clock.now(), this.#damping)) this.#lastWrites.delete(key);
     return this.#writeStatus(schedule, child, { kind: 'InSync' });
+  }
+
+  /** The facts child-write damping compares (src/build/child-write-damping.ts), before a write. */
+  #driftNow(schedule: BackupScheduleObject, child: KubeObject | undefined): ChildDriftNow {
+    return { uid: schedule.metadata.uid ?? '', generation: schedule.metadata.generation ?? 0, resourceVersion: child?.metadata.resourceVersion, drift: [] };
   }
 
   /**
@@ -275,29 +252,31 @@ export class BackupScheduleReconciler {
     const status = err instanceof ApiStatusError ? err : undefined;
     const outcome: StatusOutcome = { kind: 'ChildRejected', verb, childName: desired.metadata.name ?? '', code: status?.code ?? 0, message: status?.message ?? String(err) };
     this.#logger.warn({ key: objectKey(schedule.metadata), verb, code: outcome.code, err: outcome.message }, 'the API server rejected the child write');
-    const previous = schedule.status?.conditions?.find((c) => c.type === READY);
-    const since = previous?.status === 'False' && previous.reason === 'ChildRejected' ? Date.parse(previous.lastTransitionTime) : undefined;
-    const retryInMs = rejectedRetryMs(since, this.#clock.now());
+    const retryInMs = rejectedRetryMs(falseSince(schedule, 'ChildRejected'), this.#clock.now());
     const written = await this.#writeStatus(schedule, child, outcome, (message) => this.#events?.event(schedule, 'Warning', 'ChildRejected', message));
     return retryAfter(written, retryInMs);
   }
 
   async #invalid(schedule: BackupScheduleObject, outcome: StatusOutcome, reason: 'InvalidSpec' | 'ImageNotAllowed'): Promise<Outcome> {
     // The child this schedule already controls is left unchanged (status keeps reporting it), except
-    // that one running an image the operator does not allow (any more) is suspended first.
-    const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
-    const owned = child && controllerOf(child.metadata)?.uid === schedule.metadata.uid ? child : undefined;
+    // that one running an image the operator does not allow (any more) is suspended first; also one
+    // outside the watch (its labels removed), so that case costs a GET when the cache has no child.
+    const ref = { namespace: schedule.metadata.namespace ?? '', name: childName(schedule) };
+    let child = this.#cronJobs.get(objectKey(ref));
+    if (!child && reason === 'ImageNotAllowed') child = await getLiveChild(this.#writes, ref);
+    const owned = child && claimChild(schedule, child).kind === 'owned' ? child : undefined;
     const suspended = owned && reason === 'ImageNotAllowed' ? suspendIfDisallowed(owned, (i) => imageAllowed(i, this.#image, this.#allowedImages)) : undefined;
-    if (suspended) {
+    const patch = owned && suspended ? childMergePatch(owned, suspended) : undefined;
+    if (owned && patch) {
       try {
-        await this.#writes.updateCronJob(suspended);
+        await this.#writes.patchCronJob(ref, patch);
       } catch (err) {
-        if (isConflict(err)) return { move: 'updateCronJob', result: { requeue: true } };
-        if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, suspended, 'update', err);
+        if (isConflict(err)) return { move: 'patchCronJob', result: { requeue: true } };
+        if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, owned, 'update', err);
         throw err;
       }
-      this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${suspended.metadata.name}": it runs an image ${ALLOWED_IMAGES_FLAG} does not allow`);
-      return { move: 'updateCronJob', result: {} };
+      this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${owned.metadata.name}": it runs an image ${ALLOWED_IMAGES_FLAG} does not allow`);
+      return { move: 'patchCronJob', result: {} };
     }
     return this.#writeStatus(schedule, owned, outcome, (message) => this.#events?.event(schedule, 'Warning', reason, message));
   }

@@ -8,7 +8,7 @@ export {
   type ReconcilerWrites,
 } from './backupschedule-reconciler.ts';
 export { parseCommandLine, UsageError, USAGE, type Command, type ControllerOptions } from './cli-options.ts';
-export { LAST_APPLIED_ANNOTATION, ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
+export { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
 export { KubeEventRecorder, type EventRecorder, type EventType, type EventWriter, type KubeEventRecorderOptions } from './event-recorder.ts';
 export { CONTROLLER_NAME, startOperator, type OperatorEnvironment, type RunningOperator } from './operator.ts';
 export { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';

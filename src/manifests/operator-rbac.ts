@@ -27,9 +27,13 @@ export interface OperatorRbacProps {
 
 /**
  * The rules of the controller's ClusterRole: exactly the calls it makes (DESIGN.md §5). BackupSchedules
- * are only listed and watched (the informer cache answers every read, so no `get`). Status and
- * CronJobs are written with PUT (`update`, carrying resourceVersion), never PATCH; no `delete` on
- * CronJobs (the garbage collector follows the ownerReference); `backupschedules/finalizers: update` is
+ * are only listed and watched (the informer cache answers every read, so no `get`); status is written
+ * with PUT (`update`, carrying resourceVersion). CronJobs are listed and watched by label (only the
+ * operator's children), created, and written with JSON merge patches (`patch`, carrying resourceVersion:
+ * the cache keeps only what reconcile reads, so a PUT of it would delete other writers' metadata);
+ * `get` reads the one CronJob a create found existing but uncached (a child whose labels were removed,
+ * an orphan to adopt, a foreign CronJob). No `delete` on CronJobs (the garbage collector follows the
+ * ownerReference); `backupschedules/finalizers: update` is
  * required to set `blockOwnerDeletion` where OwnerReferencesPermissionEnforcement is on. Events are
  * core/v1 Events. A ClusterRole even when namespaces are restricted: simpler, one object.
  */
@@ -37,7 +41,7 @@ export const CLUSTER_RULES: readonly IPolicyRule[] = [
   { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['list', 'watch'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
-  { apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['list', 'watch', 'create', 'update'] },
+  { apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 

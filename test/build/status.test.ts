@@ -60,7 +60,7 @@ describe('computeStatus', () => {
     const status = computeStatus(
       schedule(1),
       child({ active: [{ name: 'x' }], lastScheduleTime: '2026-11-30T00:09:00Z' }),
-      { kind: 'ChildNameConflict', childName: 'nightly-etcd', controller: undefined },
+      { kind: 'ChildNameConflict', childName: 'nightly-etcd', controller: undefined, previousIncarnation: false },
       T0,
     );
     expect(status).toEqual({
@@ -70,7 +70,16 @@ describe('computeStatus', () => {
   });
 
   it.each([
-    ['after a name conflict was resolved', { kind: 'ChildNameConflict', childName: 'nightly-etcd', controller: undefined } as const, 1, 'Created'],
+    [false, 'CronJob "nightly-etcd" already exists and is controlled by BackupSchedule "nightly-etcd" (uid uid-old)'],
+    [true, 'CronJob "nightly-etcd" still belongs to a previous BackupSchedule "nightly-etcd" (uid uid-old), deleted but not yet garbage-collected'],
+  ])('names the controller of a conflicting CronJob with its uid (previous incarnation: %s)', (previousIncarnation, message) => {
+    const controller = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'nightly-etcd', uid: 'uid-old', controller: true };
+    const status = computeStatus(schedule(1), undefined, { kind: 'ChildNameConflict', childName: 'nightly-etcd', controller, previousIncarnation }, T0);
+    expect(status.conditions?.[0]?.message).toContain(message);
+  });
+
+  it.each([
+    ['after a name conflict was resolved', { kind: 'ChildNameConflict', childName: 'nightly-etcd', controller: undefined, previousIncarnation: false } as const, 1, 'Created'],
     ['after an invalid spec was fixed in a new generation', { kind: 'InvalidSpec', errors: [{ field: 'spec.schedule', message: 'spec.schedule: bad' }] } as const, 2, 'Updated'],
   ])('becomes Ready again %s', (_name, earlier, generation, reason) => {
     const before = computeStatus(schedule(1), child(), earlier, T0);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildCronJob } from '../../src/build/index.ts';
-import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
+import { buildCronJob, ownerReference } from '../../src/build/index.ts';
+import { stripCronJob } from '../../src/controller/event-mapping.ts';
+import jsonMergePatch from 'json-merge-patch';
+import type { ChildMergePatch } from '../../src/build/child-patch.ts';
+import { BackupScheduleReconciler, CONFLICT_RECHECK_MS, type ChildRef, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
@@ -9,14 +12,19 @@ import { FakeClock } from '../../src/runtime/clock.ts';
 import { asStored, schedule } from './fixtures.ts';
 
 type WriteName = keyof ReconcilerWrites;
-interface Call { readonly name: WriteName; readonly obj: KubeObject }
+/** A call; for a patch, `obj` is the CronJob the server would compute from it and `patch` the patch itself. */
+interface Call { readonly name: WriteName; readonly obj: KubeObject; readonly patch?: ChildMergePatch }
 
-/** A client that fails the test on any write it was not told to expect, and answers expected ones. */
+/**
+ * A client that fails the test on any call it was not told to expect, and answers expected ones. A GET
+ * answers from `live` (the server's objects: by default, the cached ones), 404 when absent; a patch is
+ * applied to the live object and the result handed to the answer.
+ */
 class StrictWrites implements ReconcilerWrites {
   readonly calls: Call[] = [];
-  constructor(private readonly allowed: Partial<Record<WriteName, (obj: KubeObject) => unknown>>) {}
-  #call(name: WriteName, obj: KubeObject): Promise<unknown> {
-    this.calls.push({ name, obj: structuredClone(obj) });
+  constructor(private readonly allowed: Partial<Record<WriteName, (obj: KubeObject) => unknown>>, private readonly live: Map<string, KubeObject>) {}
+  #call(name: WriteName, obj: KubeObject, patch?: ChildMergePatch): Promise<unknown> {
+    this.calls.push({ name, obj: structuredClone(obj), ...(patch ? { patch: structuredClone(patch) } : {}) });
     const answer = this.allowed[name];
     if (!answer) return Promise.reject(new Error(`unexpected write: ${name} ${objectKey(obj.metadata)}`));
     try {
@@ -26,7 +34,16 @@ class StrictWrites implements ReconcilerWrites {
     }
   }
   createCronJob(obj: KubeObject) { return this.#call('createCronJob', obj) as Promise<KubeObject>; }
-  updateCronJob(obj: KubeObject) { return this.#call('updateCronJob', obj) as Promise<KubeObject>; }
+  getCronJob(ref: ChildRef) {
+    const live = this.live.get(objectKey(ref));
+    this.calls.push({ name: 'getCronJob', obj: { metadata: { ...ref } } });
+    return live ? Promise.resolve(structuredClone(live)) : Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'batch', resource: 'cronjobs' }, ref.name)));
+  }
+  patchCronJob(ref: ChildRef, patch: ChildMergePatch) {
+    const live = this.live.get(objectKey(ref));
+    if (!live) return Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'batch', resource: 'cronjobs' }, ref.name)));
+    return this.#call('patchCronJob', jsonMergePatch.apply(structuredClone(live), structuredClone(patch)) as KubeObject, patch) as Promise<KubeObject>;
+  }
   updateScheduleStatus(obj: BackupScheduleObject) { return this.#call('updateScheduleStatus', obj); }
 }
 
@@ -41,10 +58,11 @@ const IMAGE = 'ghcr.io/kubelings/backupschedule-operator:test';
 const cache = <T extends KubeObject>(...objs: T[]) => new Map(objs.map((o) => [objectKey(o.metadata), o]));
 const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: IMAGE }) as KubeObject;
 const ok = (obj: KubeObject) => obj;
+const alreadyExists = (): never => { throw new ApiStatusError(statusErrors.alreadyExists({ group: 'batch', resource: 'cronjobs' }, 'nightly-etcd')); };
 const KEY = 'kubelings/nightly-etcd';
 
-function setup(schedules: BackupScheduleObject[], cronJobs: KubeObject[], allowed: ConstructorParameters<typeof StrictWrites>[0]) {
-  const writes = new StrictWrites(allowed);
+function setup(schedules: BackupScheduleObject[], cronJobs: KubeObject[], allowed: ConstructorParameters<typeof StrictWrites>[0], live: KubeObject[] = cronJobs) {
+  const writes = new StrictWrites(allowed, cache(...live));
   const events = new RecordedEvents();
   const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
   const reconciler = new BackupScheduleReconciler({ schedules: cache(...schedules), cronJobs: cache(...cronJobs), writes, events, backupImage: IMAGE, clock });
@@ -88,13 +106,50 @@ describe('BackupScheduleReconciler', () => {
     expect(events.events).toEqual([{ type: 'Normal', reason: 'Created', message: 'Created CronJob "nightly-etcd"' }]);
   });
 
-  it('requeues when the create answers AlreadyExists (the cache is behind) and never creates twice', async () => {
-    const { writes, events, reconciler } = setup([schedule()], [], {
-      createCronJob: () => { throw new ApiStatusError(statusErrors.alreadyExists({ group: 'batch', resource: 'cronjobs' }, 'nightly-etcd')); },
-    });
+  it('requeues when the create answers AlreadyExists and the GET finds nothing (deleted meanwhile), never creating twice', async () => {
+    const { writes, events, reconciler } = setup([schedule()], [], { createCronJob: alreadyExists });
     await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeue: true });
-    expect(writes.calls.map((c) => c.name)).toEqual(['createCronJob']);
+    expect(writes.calls.map((c) => c.name)).toEqual(['createCronJob', 'getCronJob']);
     expect(events.events).toEqual([]);
+  });
+
+  it('heals its own child found through AlreadyExists (its labels were removed, so the watch dropped it), keeping foreign metadata', async () => {
+    const s = converged();
+    const live = asStored(desiredOf(s), '300');
+    live.metadata.labels = { 'someone.else/team': 'a' };
+    live.metadata.annotations = { 'someone.else/note': 'keep me' };
+    const { writes, events, reconciler } = setup([s], [], { createCronJob: alreadyExists, patchCronJob: ok }, [live]);
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
+    expect(writes.calls.map((c) => c.name)).toEqual(['createCronJob', 'getCronJob', 'patchCronJob']);
+    expect(writes.calls[2]?.patch).toEqual({ metadata: { labels: desiredOf(s).metadata.labels, resourceVersion: '300' } });
+    expect(writes.calls[2]?.obj.metadata.labels).toEqual({ 'someone.else/team': 'a', ...desiredOf(s).metadata.labels });
+    expect(writes.calls[2]?.obj.metadata.annotations).toEqual({ 'someone.else/note': 'keep me' });
+    expect(events.events).toEqual([expect.objectContaining({ type: 'Normal', reason: 'Updated' })]);
+  });
+
+  it('adopts an orphan carrying its labels (no controller): the patch adds its controller reference and heals the spec', async () => {
+    const s = converged();
+    const orphan = asStored(desiredOf(s), '300') as KubeObject & { spec: any };
+    orphan.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'keep', uid: 'uid-cm' }];
+    orphan.spec.schedule = '* * * * *';
+    for (const cached of [[], [stripCronJob(structuredClone(orphan))]]) {
+      const { writes, events, reconciler } = setup([s], cached, { createCronJob: alreadyExists, patchCronJob: ok }, [orphan]);
+      await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
+      const patch = writes.calls.find((c) => c.name === 'patchCronJob')?.patch;
+      expect(patch?.metadata.ownerReferences).toEqual([orphan.metadata.ownerReferences[0], ownerReference(s)]);
+      expect(patch?.['spec']).toEqual({ schedule: '0 2 * * *' });
+      expect(patch?.metadata.resourceVersion).toBe('300');
+      expect(events.events).toEqual([expect.objectContaining({ type: 'Normal', reason: 'Adopted' })]);
+    }
+  });
+
+  it('does not adopt a CronJob without a controller that lacks its labels: ChildNameConflict, looked at again after a fixed interval', async () => {
+    const s = schedule();
+    const foreign = asStored({ ...desiredOf(s), metadata: { name: 'nightly-etcd', namespace: 'kubelings', labels: { app: 'mine' } } });
+    const { writes, reconciler } = setup([s], [], { createCronJob: alreadyExists, updateScheduleStatus: ok }, [foreign]);
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateStatus', result: { requeueAfterMs: CONFLICT_RECHECK_MS.min } });
+    expect(writes.calls.map((c) => c.name)).toEqual(['createCronJob', 'getCronJob', 'updateScheduleStatus']);
+    expect(writes.calls[2]?.obj['status']).toMatchObject({ conditions: [expect.objectContaining({ reason: 'ChildNameConflict' })] });
   });
 
   it('writes status once the server-defaulted child is in sync: Ready=True, Created', async () => {
@@ -136,20 +191,23 @@ describe('BackupScheduleReconciler', () => {
     ['a time zone was added', (c) => (c.spec.timeZone = 'Asia/Tokyo')],
     ['host networking was added by hand', (c) => (c.spec.jobTemplate.spec.template.spec.hostNetwork = true)],
     ['a command was added by hand', (c) => (c.spec.jobTemplate.spec.template.spec.containers[0].command = ['sh', '-c', 'id'])],
-  ])('heals a child whose owned fields drifted (%s) with one PUT that keeps defaults and resourceVersion', async (_name, edit) => {
+  ])('heals a child whose owned fields drifted (%s) with one merge patch from the cache that keeps defaults, foreign metadata and resourceVersion', async (_name, edit) => {
     const s = converged();
     const child = asStored(desiredOf(s), '300') as KubeObject & { spec: any };
     child.metadata.annotations = { 'someone.else/note': 'keep me' };
     edit(child);
-    const { writes, events, reconciler } = setup([s], [child], { updateCronJob: ok });
-    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateCronJob', result: {} });
+    child.metadata.labels = { ...child.metadata.labels, 'someone.else/team': 'a' };
+    // The cache holds the stripped child (no annotations, no foreign labels); the server holds it whole.
+    const { writes, events, reconciler } = setup([s], [stripCronJob(structuredClone(child))], { patchCronJob: ok }, [child]);
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
     expect(writes.calls).toHaveLength(1);
+    expect(writes.calls[0]?.patch?.metadata.resourceVersion).toBe('300');
+    expect(writes.calls[0]?.patch?.metadata).not.toHaveProperty('annotations');
     const sent = writes.calls[0]!.obj as KubeObject & { spec: any };
-    expect(sent.metadata.resourceVersion).toBe('300');
-    expect(sent.metadata.annotations).toEqual({ 'someone.else/note': 'keep me' });
     expect(sent.spec.jobTemplate.spec.template.spec.dnsPolicy).toBe('ClusterFirst');
     const healed = asStored(desiredOf(s), '300');
     healed.metadata.annotations = { 'someone.else/note': 'keep me' };
+    healed.metadata.labels = { ...healed.metadata.labels, 'someone.else/team': 'a' };
     expect(sent).toEqual(healed);
     expect(events.events).toEqual([expect.objectContaining({ type: 'Normal', reason: 'Updated' })]);
   });
@@ -159,7 +217,7 @@ describe('BackupScheduleReconciler', () => {
     const after = schedule({ generation: 2, spec: { schedule: '30 3 * * *' } });
     after.status = before.status;
     const oldChild = asStored(desiredOf(before));
-    const first = setup([after], [oldChild], { updateCronJob: ok });
+    const first = setup([after], [oldChild], { patchCronJob: ok });
     await first.reconciler.reconcile(KEY);
     expect((first.writes.calls[0]?.obj as KubeObject & { spec: any }).spec.schedule).toBe('30 3 * * *');
 
@@ -169,7 +227,7 @@ describe('BackupScheduleReconciler', () => {
   });
 
   it.each([
-    ['updateCronJob' as const, (s: BackupScheduleObject) => ({ ...asStored(desiredOf(s)), spec: { ...(asStored(desiredOf(s)) as any).spec, schedule: '* * * * *' } })],
+    ['patchCronJob' as const, (s: BackupScheduleObject) => ({ ...asStored(desiredOf(s)), spec: { ...(asStored(desiredOf(s)) as any).spec, schedule: '* * * * *' } })],
     ['updateScheduleStatus' as const, (s: BackupScheduleObject) => asStored(desiredOf(s))],
   ])('requeues with backoff when %s answers 409 Conflict', async (name, child) => {
     const s = schedule();
@@ -189,26 +247,41 @@ describe('BackupScheduleReconciler', () => {
     const s = schedule();
     const foreign = asStored({ ...desiredOf(s), metadata: { name: 'nightly-etcd', namespace: 'kubelings', labels: { app: 'mine' } } });
     const { writes, events, reconciler } = setup([s], [foreign], { updateScheduleStatus: ok });
-    await reconciler.reconcile(KEY);
-    expect(writes.calls.map((c) => c.name)).toEqual(['updateScheduleStatus']);
-    expect(writes.calls[0]?.obj['status']).toEqual({
+    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS.min });
+    expect(writes.calls.map((c) => c.name)).toEqual(['getCronJob', 'updateScheduleStatus']);
+    expect(writes.calls[1]?.obj['status']).toEqual({
       observedGeneration: 1,
       conditions: [expect.objectContaining({ status: 'False', reason: 'ChildNameConflict', message: expect.stringContaining('CronJob "nightly-etcd" already exists and is not controlled by any owner') })],
     });
     expect(events.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'ChildNameConflict' })]);
 
-    const again = setup([{ ...s, status: writes.calls[0]!.obj['status'] } as BackupScheduleObject], [foreign], {});
-    await again.reconciler.reconcile(KEY);
-    expect(again.writes.calls).toEqual([]);
+    const again = setup([{ ...s, status: writes.calls[1]!.obj['status'] } as BackupScheduleObject], [foreign], {});
+    await expect(again.reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS.min });
+    expect(again.writes.calls.map((c) => c.name)).toEqual(['getCronJob']);
     expect(again.events.events).toEqual([]);
   });
 
-  it('treats a CronJob controlled by another BackupSchedule with the same name (other uid) as a conflict', async () => {
+  it('looks at a lasting conflict again less often: after as long as it has lasted, at most every minute', async () => {
+    const s = schedule();
+    const foreign = asStored({ ...desiredOf(s), metadata: { name: 'nightly-etcd', namespace: 'kubelings' } });
+    const first = setup([s], [], { createCronJob: alreadyExists, updateScheduleStatus: ok }, [foreign]);
+    await first.reconciler.reconcile(KEY);
+    const status = first.writes.calls[2]!.obj['status'] as NonNullable<BackupScheduleObject['status']>;
+    for (const [sinceMs, wait] of [[20_000, 20_000], [3_600_000, CONFLICT_RECHECK_MS.max]] as const) {
+      const conditions = status.conditions!.map((c) => ({ ...c, lastTransitionTime: new Date(Date.UTC(2026, 10, 30, 1, 0, 0) - sinceMs).toISOString() }));
+      const later = setup([{ ...s, status: { ...status, conditions } } as BackupScheduleObject], [], { createCronJob: alreadyExists }, [foreign]);
+      await expect(later.reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: wait });
+    }
+  });
+
+  it('reports a CronJob controlled by a previous incarnation (same name, other uid) as exactly that, not as controlled by itself', async () => {
     const s = schedule();
     const stale = asStored(desiredOf({ ...s, metadata: { ...s.metadata, uid: 'uid-old' } }));
-    const { writes, reconciler } = setup([s], [stale], { updateScheduleStatus: ok });
-    await reconciler.reconcile(KEY);
-    expect(writes.calls[0]?.obj['status']).toMatchObject({ conditions: [expect.objectContaining({ reason: 'ChildNameConflict', message: expect.stringContaining('controlled by BackupSchedule "nightly-etcd"') })] });
+    const { writes, reconciler } = setup([s], [stripCronJob(structuredClone(stale))], { updateScheduleStatus: ok }, [stale]);
+    await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeueAfterMs: CONFLICT_RECHECK_MS.min });
+    const message = (writes.calls[1]?.obj['status'] as { conditions: { reason: string; message: string }[] }).conditions[0]?.message;
+    expect(message).toContain('still belongs to a previous BackupSchedule "nightly-etcd" (uid uid-old), deleted but not yet garbage-collected');
+    expect(message).not.toContain('already exists and is controlled by BackupSchedule "nightly-etcd"');
   });
 
   it.each([

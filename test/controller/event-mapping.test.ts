@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LAST_APPLIED_ANNOTATION, ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/event-mapping.ts';
+import { childLabels } from '../../src/build/labels.ts';
+import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/event-mapping.ts';
 import type { KubeObject, OwnerReference } from '../../src/kube/object.ts';
 
 const cronJob = (ownerReferences: OwnerReference[]): KubeObject => ({ metadata: { name: 'child', namespace: 'team-a', ownerReferences } });
@@ -26,13 +27,45 @@ describe('ownerScheduleKey', () => {
 });
 
 describe('cache transforms', () => {
-  const big = { metadata: { name: 'x', namespace: 'n', managedFields: [{ manager: 'kubectl' }], annotations: { [LAST_APPLIED_ANNOTATION]: '{"huge":true}', keep: 'me' } }, spec: { a: 1 } };
+  const blob = 'x'.repeat(250 * 1024);
+  const metadata = {
+    name: 'x', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z', creationTimestamp: '2026-11-29T00:00:00Z',
+    managedFields: [{ manager: 'kubectl' }], annotations: { 'example.com/blob': blob }, finalizers: ['f'],
+  };
 
-  it('strips managedFields and the last-applied annotation from BackupSchedules, keeping the rest', () => {
-    expect(stripSchedule(structuredClone(big))).toEqual({ metadata: { name: 'x', namespace: 'n', annotations: { keep: 'me' } }, spec: { a: 1 } });
+  it('keeps of a BackupSchedule only what reconcile reads: no labels, annotations, managedFields, owners or finalizers', () => {
+    const s = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata: { ...metadata, labels: { team: 'a' }, ownerReferences: [ref({})] }, spec: { a: 1 }, status: { b: 2 } };
+    expect(stripSchedule(structuredClone(s))).toEqual({
+      apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule',
+      metadata: { name: 'x', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z' },
+      spec: { a: 1 }, status: { b: 2 },
+    });
   });
 
-  it('strips only managedFields from CronJobs, whose annotations a PUT must carry back', () => {
-    expect(stripCronJob(structuredClone(big))).toEqual({ metadata: { name: 'x', namespace: 'n', annotations: big.metadata.annotations }, spec: { a: 1 } });
+  it('keeps of a child CronJob only our labels, its owners, spec and the status fields reconcile reads; no annotations', () => {
+    const labels = { ...childLabels('nightly'), 'someone.else/team': 'a' };
+    const status = { active: [{ kind: 'Job', name: 'j', uid: 'ju', apiVersion: 'batch/v1' }], lastScheduleTime: 't1', lastSuccessfulTime: 't2' };
+    const c = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { ...metadata, labels, ownerReferences: [ref({})] }, spec: { schedule: '0 2 * * *' }, status };
+    expect(stripCronJob(structuredClone(c))).toEqual({
+      apiVersion: 'batch/v1', kind: 'CronJob',
+      metadata: { name: 'x', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z', labels: childLabels('nightly'), ownerReferences: [ref({})] },
+      spec: { schedule: '0 2 * * *' },
+      status: { active: [{ name: 'j' }], lastScheduleTime: 't1', lastSuccessfulTime: 't2' },
+    });
+  });
+
+  it('keeps no spec of a CronJob no BackupSchedule controls (reconcile GETs it when it matters)', () => {
+    const c = { metadata: { name: 'x', namespace: 'n', labels: childLabels('nightly'), ownerReferences: [ref({ kind: 'Deployment', apiVersion: 'apps/v1' })] }, spec: { big: blob } };
+    expect(stripCronJob(structuredClone(c))).not.toHaveProperty('spec');
+    expect(stripCronJob({ metadata: { name: 'x' }, spec: { big: blob } })).not.toHaveProperty('spec');
+  });
+
+  it('caches the same size whatever the size of the annotations and foreign labels', () => {
+    const size = (o: unknown) => JSON.stringify(o).length;
+    for (const strip of [stripSchedule, stripCronJob]) {
+      const small = { metadata: { name: 'x', namespace: 'n', ownerReferences: [ref({})] }, spec: { a: 1 } };
+      const big = { metadata: { ...small.metadata, annotations: { blob }, labels: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`l${i}`, 'v'])) }, spec: { a: 1 } };
+      expect(size(strip(big))).toBe(size(strip(small)));
+    }
   });
 });

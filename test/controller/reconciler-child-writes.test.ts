@@ -102,7 +102,7 @@ describe('fields the API server does not keep (issue 11: the silent stall)', () 
 
     // Backoff passed: one update, still not kept (a no-op: same resourceVersion) → hold twice as long; no new status, no new Event.
     h.clock.step(4_000);
-    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateCronJob', result: { requeueAfterMs: 10_000 } });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: { requeueAfterMs: 10_000 } });
     h.clock.step(9_000);
     await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'none', result: { requeueAfterMs: 1_000 } });
     expect(h.childWrites()).toBe(2);
@@ -117,7 +117,7 @@ describe('fields the API server does not keep (issue 11: the silent stall)', () 
     const edited = converged(1, { timeZone: 'Europe/Berlin' });
     edited.metadata.generation = 2;
     const h = harness({ schedule: edited, child }, { update: () => child });
-    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateCronJob', result: { requeueAfterMs: 5_000 } });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: { requeueAfterMs: 5_000 } });
     expect(h.ready()).toMatchObject({ status: 'False', reason: 'ChildNotPersisted', observedGeneration: 2 });
     expect(h.events.map((e) => e.reason)).toEqual(['ChildNotPersisted']);
   });
@@ -138,11 +138,11 @@ describe('fields the API server does not keep (issue 11: the silent stall)', () 
     const h = harness({ schedule: zoned() }, { create: dropTimeZone('201'), update: dropTimeZone('202') });
     await h.reconciler.reconcile(KEY);
     h.cronJobs.set(KEY, dropTimeZone('205')(desiredOf(zoned())));
-    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'updateCronJob' });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'patchCronJob' });
     h.cronJobs.set(KEY, dropTimeZone('202')(desiredOf(zoned())));
     const next = { ...structuredClone(h.schedules.get(KEY)!), metadata: { ...h.schedules.get(KEY)!.metadata, generation: 2 } };
     h.schedules.set(KEY, next);
-    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'updateCronJob' });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'patchCronJob' });
     expect(h.ready()).toMatchObject({ reason: 'ChildNotPersisted', observedGeneration: 2 });
   });
 
@@ -182,7 +182,7 @@ describe('drift that comes back after every heal (two writers fighting)', () => 
     };
     const h = harness({ schedule: s, child: other() }, { update: (obj) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(++rv) } }) });
     for (let i = 0; i < 3; i++) {
-      await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'updateCronJob' });
+      await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'patchCronJob' });
       h.cronJobs.set(KEY, other()); // the other controller undoes it at once
       h.clock.step(10);
     }
@@ -192,7 +192,7 @@ describe('drift that comes back after every heal (two writers fighting)', () => 
     expect(h.events.filter((e) => e.type === 'Warning')).toEqual([expect.objectContaining({ reason: 'DriftRecurring' })]);
 
     h.clock.step(5_000);
-    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'updateCronJob' });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'patchCronJob' });
     h.cronJobs.set(KEY, other());
     await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'none', result: { requeueAfterMs: 10_000 } });
     expect(h.childWrites()).toBe(4);
@@ -208,7 +208,7 @@ describe('drift that comes back after every heal (two writers fighting)', () => 
     const h = harness({ schedule: s, child: edited(300) }, { update: (obj) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(Number(obj.metadata.resourceVersion) + 1) } }) });
     for (let i = 0; i < 5; i++) {
       h.cronJobs.set(KEY, edited(300 + 2 * i));
-      await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateCronJob', result: {} });
+      await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
       h.clock.step(11 * 60_000);
     }
     expect(h.events.filter((e) => e.type === 'Warning')).toEqual([]);

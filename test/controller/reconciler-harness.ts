@@ -1,8 +1,10 @@
 /** The reconciler over mutable caches, with scripted API answers: shared by the reconciler tests of child writes and image policy. */
+import jsonMergePatch from 'json-merge-patch';
 import { buildCronJob } from '../../src/build/index.ts';
 import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
+import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { asStored, schedule } from './fixtures.ts';
@@ -23,9 +25,11 @@ export const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: I
  * A reconciler over mutable caches, with writes answered by `answers` (any other write fails the test)
  * and a status write that also updates the schedule cache, as the watch would.
  */
-export function harness(initial: { schedule: BackupScheduleObject; child?: KubeObject }, answers: { create?: Answer; update?: Answer }, options: { allowedImages?: string[] } = {}) {
+export function harness(initial: { schedule: BackupScheduleObject; child?: KubeObject; uncachedChild?: KubeObject }, answers: { create?: Answer; update?: Answer }, options: { allowedImages?: string[] } = {}) {
   const schedules = new Map([[KEY, initial.schedule]]);
   const cronJobs = new Map<string, KubeObject>(initial.child ? [[KEY, initial.child]] : []);
+  /** The server's CronJob: the cached one, or `uncachedChild` (one outside the watch). */
+  const live = (): KubeObject | undefined => cronJobs.get(KEY) ?? initial.uncachedChild;
   const calls: { name: keyof ReconcilerWrites; obj: KubeObject }[] = [];
   const events: { type: EventType; reason: string; message: string }[] = [];
   const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
@@ -40,7 +44,12 @@ export function harness(initial: { schedule: BackupScheduleObject; child?: KubeO
   };
   const writes: ReconcilerWrites = {
     createCronJob: (obj) => call('createCronJob', obj, answers.create),
-    updateCronJob: (obj) => call('updateCronJob', obj, answers.update),
+    getCronJob: (ref) => {
+      const found = live();
+      return found ? Promise.resolve(structuredClone(found)) : Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'batch', resource: 'cronjobs' }, ref.name)));
+    },
+    // The answer gets what the patch makes of the server's object.
+    patchCronJob: (_ref, patch) => call('patchCronJob', jsonMergePatch.apply(structuredClone(live()), structuredClone(patch)) as KubeObject, answers.update),
     updateScheduleStatus: (obj) => {
       calls.push({ name: 'updateScheduleStatus', obj: structuredClone(obj) });
       schedules.set(KEY, structuredClone(obj));

@@ -47,9 +47,9 @@ describe('a child running an image the operator does not allow (any more)', () =
     const edited = converged(1, { image: 'evil:1' });
     edited.metadata.generation = 2;
     const h = harness({ schedule: edited, child: running('evil:1') }, { update: (obj) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: '301' } }) });
-    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'updateCronJob', result: {} });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
     const sent = h.calls[0]?.obj as CronJob;
-    expect(h.calls.map((c) => c.name)).toEqual(['updateCronJob']);
+    expect(h.calls.map((c) => c.name)).toEqual(['patchCronJob']);
     expect(sent.spec.suspend).toBe(true);
     expect(sent.metadata.resourceVersion).toBe('300');
     expect(sent.spec.jobTemplate.spec.template.spec.containers[0].image).toBe('evil:1');
@@ -57,9 +57,19 @@ describe('a child running an image the operator does not allow (any more)', () =
 
     h.cronJobs.set(KEY, sent);
     await h.reconciler.reconcile(KEY);
-    expect(h.calls.map((c) => c.name)).toEqual(['updateCronJob', 'updateScheduleStatus']);
+    expect(h.calls.map((c) => c.name)).toEqual(['patchCronJob', 'updateScheduleStatus']);
     expect(h.ready()).toMatchObject({ status: 'False', reason: 'ImageNotAllowed', observedGeneration: 2 });
     expect(h.ready()?.message).toContain('one already running a disallowed image is suspended');
+  });
+
+  it('is suspended also when it is outside the watch (its labels were removed): found with a GET', async () => {
+    const edited = converged(1, { image: 'evil:1' });
+    edited.metadata.generation = 2;
+    const unlabelled = running('evil:1');
+    delete unlabelled.metadata.labels;
+    const h = harness({ schedule: edited, uncachedChild: unlabelled }, { update: (obj) => obj });
+    await expect(h.reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
+    expect((h.calls[0]?.obj as CronJob).spec.suspend).toBe(true);
   });
 
   it('is resumed by the usual drift repair once the schedule names an allowed image again', async () => {

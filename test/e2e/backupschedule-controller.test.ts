@@ -157,7 +157,7 @@ describe('the BackupSchedule controller', () => {
 
   it('converges when half of its writes are answered 409 Conflict', async () => {
     await k.createNamespace('conflicts');
-    const rules = ['create', 'update'].map((verb) => cluster.server.faults.add({ verb, user: CONTROLLER_USER, namespace: 'conflicts', code: 409, fraction: 0.5 }));
+    const rules = ['create', 'patch', 'update'].map((verb) => cluster.server.faults.add({ verb, user: CONTROLLER_USER, namespace: 'conflicts', code: 409, fraction: 0.5 }));
     try {
       const names = Array.from({ length: 20 }, (_, i) => `s${i}`);
       await Promise.all(names.map((n) => k.schedules.create(scheduleManifest('conflicts', n) as never)));

@@ -61,7 +61,7 @@ describe('a cluster without CronJob time zones (issue 11: the silent stall)', ()
     await sleep(8_000);
     const writes = childWrites(cluster, 'tz').map((e) => e.verb);
     expect(writes[0]).toBe('create');
-    expect(writes.slice(1)).toEqual(writes.length > 1 ? ['update'] : []);
+    expect(writes.slice(1)).toEqual(writes.length > 1 ? ['patch'] : []);
     const events = await k.events('tz', 'nightly-etcd');
     expect(events.filter((e) => e.type === 'Warning').map((e) => `${e.reason}×${e.count}`)).toEqual(['ChildNotPersisted×1']);
     // One status write that counts (a second, from a reconcile whose cache had not seen the first yet, gets 409).
@@ -98,7 +98,7 @@ describe('two controllers with different --backup-image (issue 13)', () => {
     await waitFor('a DriftRecurring warning', async () => (await k.events('fight', 'nightly')).find((e) => e.type === 'Warning' && e.reason === 'DriftRecurring'), 20_000);
     const afterFirstHold = childWrites(cluster, 'fight').length;
     await sleep(8_000);
-    const updates = childWrites(cluster, 'fight').filter((e) => e.verb === 'update');
+    const updates = childWrites(cluster, 'fight').filter((e) => e.verb === 'patch');
     // Undamped, the two processes made ~190 updates/s; damped: three restores each, then 5 s, 10 s… holds.
     expect(updates.length).toBeLessThanOrEqual(16);
     expect(childWrites(cluster, 'fight').length - afterFirstHold).toBeLessThanOrEqual(8);

@@ -153,19 +153,21 @@ export interface ClusterOptions {
   /** Lifetime of the controller's ServiceAccount tokens. @default 3600 (kube's TokenRequest default) */
   readonly tokenSeconds?: number;
   /**
-   * Further test API server options (dropped fields, mutating hooks, reported version);
-   * `enforceOwnerReferencePermissions` is always on. @default none
+   * Run the OwnerReferencesPermissionEnforcement admission plugin (OpenShift does; kube-apiserver's
+   * default plugins do not). @default true
    */
+  readonly enforceOwnerReferencePermissions?: boolean;
+  /** Further test API server options (dropped fields, mutating hooks, reported version). @default none */
   readonly server?: Omit<TestApiServerOptions, 'enforceOwnerReferencePermissions'>;
 }
 
 /**
  * Starts the API server, applies dist/ (and dist/examples/ with `examples`), mints the SA token. The
- * server runs the OwnerReferencesPermissionEnforcement admission plugin, as OpenShift does: the
- * controller must be allowed to set `blockOwnerDeletion` on its CronJobs.
+ * server runs the OwnerReferencesPermissionEnforcement admission plugin unless told otherwise, as
+ * OpenShift does: the controller must be allowed to set `blockOwnerDeletion` on its CronJobs.
  */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const server = await startTestApiServer({ ...options.server, enforceOwnerReferencePermissions: true });
+  const server = await startTestApiServer({ ...options.server, enforceOwnerReferencePermissions: options.enforceOwnerReferencePermissions ?? true });
   const dir = mkdtempSync(join(tmpdir(), 'bks-e2e-'));
   const adminKubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(adminKubeconfig, server.kubeconfig());

@@ -18,7 +18,7 @@ describe('OperatorRbac', () => {
       'kubelings.dev/backupschedules: list,watch',
       'kubelings.dev/backupschedules/status: update',
       'kubelings.dev/backupschedules/finalizers: update',
-      'batch/cronjobs: list,watch,create,update',
+      'batch/cronjobs: get,list,watch,create,patch',
       '/events: create,patch',
     ]);
   });

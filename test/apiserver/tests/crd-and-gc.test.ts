@@ -56,6 +56,21 @@ describe('custom resource definitions', () => {
     expect(res.body).toEqual(reference('cr-update-without-resourceversion.json'));
   });
 
+  it('takes only status from a PUT to /status, keeping the stored metadata and spec (statusStrategy.PrepareForUpdate)', async () => {
+    const created = await api('POST', W, { apiVersion: 'fixtures.example.com/v1', kind: 'Widget', metadata: { name: 'st', labels: { team: 'a' }, annotations: { note: 'keep' }, finalizers: ['example.com/f'] }, spec: { schedule: '@daily' } });
+    expect(created.status).toBe(201);
+    // What the controller sends: its cached copy, without labels, annotations or finalizers, and a stale spec.
+    const body = { apiVersion: 'fixtures.example.com/v1', kind: 'Widget', metadata: { name: 'st', namespace: 'kubelings', resourceVersion: created.body.metadata.resourceVersion }, spec: { schedule: '@hourly' }, status: { observedGeneration: 1 } };
+    const res = await api('PUT', `${W}/st/status`, body);
+    expect(res.status).toBe(200);
+    const stored = (await api('GET', `${W}/st`)).body;
+    expect(stored.metadata).toMatchObject({ labels: { team: 'a' }, annotations: { note: 'keep' }, finalizers: ['example.com/f'], generation: 1 });
+    expect(stored.spec.schedule).toBe('@daily');
+    expect(stored.status).toEqual({ observedGeneration: 1 });
+    expect((await api('PUT', `${W}/st`, { ...stored, metadata: { ...stored.metadata, finalizers: [] } })).status).toBe(200);
+    expect((await api('DELETE', `${W}/st`)).status).toBe(200);
+  });
+
   it('answers a Table with the printer columns', async () => {
     const res = await api('GET', W, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
     const expected = reference('get-as-table-widgets.json');

@@ -1,0 +1,74 @@
+/**
+ * What the BackupSchedule reconciler is given: its caches, the API calls it may make, and its settings
+ * (src/controller/backupschedule-reconciler.ts).
+ */
+import type { ChildMergePatch } from '../build/child-patch.ts';
+import type { DampingPolicy } from '../build/child-write-damping.ts';
+import type { KubeVersion } from '../build/cluster-features.ts';
+import type { KubeObject } from '../kube/object.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { EventRecorder } from './event-recorder.ts';
+import type { BackupScheduleObject } from './resources.ts';
+
+/** A read-only cache lookup by `namespace/name` key (src/runtime's `StoreReader.get`). */
+export interface CacheReader<T> {
+  get(key: string): T | undefined;
+}
+
+/** Where a child CronJob lives. */
+export interface ChildRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * The API calls reconcile may make beyond the caches: three writes, and one read for a CronJob the
+ * cache does not hold. Each resolves with the object as the server has it, or throws `ApiStatusError`.
+ */
+export interface ReconcilerWrites {
+  /** POST a CronJob; resolves with the CronJob as the server stored it. */
+  createCronJob(cronJob: KubeObject): Promise<KubeObject>;
+  /** GET a CronJob (after AlreadyExists, or for one the cache shows not controlled by the schedule). */
+  getCronJob(ref: ChildRef): Promise<KubeObject>;
+  /** PATCH a CronJob with a JSON merge patch carrying `metadata.resourceVersion`; resolves with the stored CronJob. */
+  patchCronJob(ref: ChildRef, patch: ChildMergePatch): Promise<KubeObject>;
+  /** PUT a BackupSchedule's `/status` (carrying `metadata.resourceVersion`). */
+  updateScheduleStatus(schedule: BackupScheduleObject): Promise<unknown>;
+}
+
+/** Structured logging (a pino logger fits). */
+export interface ReconcileLogger {
+  info(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+/** Options for {@link BackupScheduleReconciler}. */
+export interface BackupScheduleReconcilerOptions {
+  /** The BackupSchedule informer's cache. */
+  readonly schedules: CacheReader<BackupScheduleObject>;
+  /** The CronJob informer's cache. */
+  readonly cronJobs: CacheReader<KubeObject>;
+  /** The API writes. */
+  readonly writes: ReconcilerWrites;
+  /** Records Kubernetes Events on the schedule. @default no Events */
+  readonly events?: EventRecorder;
+  /** Image of the backup container when a spec sets none (`--backup-image`); always allowed. @default DEFAULT_IMAGE */
+  readonly backupImage?: string;
+  /**
+   * Patterns of other images `spec.image` may name (`--allowed-backup-images`, see src/build/image-policy.ts).
+   * @default [] (only `backupImage`)
+   */
+  readonly allowedImages?: readonly string[];
+  /**
+   * The API server's version, read at start-up, for the likely cause in ChildNotPersisted messages; a
+   * function because it is read after the reconciler is built. @default unknown
+   */
+  readonly serverVersion?: () => KubeVersion | undefined;
+  /** Backoff of child writes that do not stick (src/build/child-write-damping.ts). @default its defaults */
+  readonly damping?: DampingPolicy;
+  /** Time source for condition transition times. @default realClock */
+  readonly clock?: Clock;
+  /** Logger. @default silent */
+  readonly logger?: ReconcileLogger;
+}

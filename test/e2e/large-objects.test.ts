@@ -1,0 +1,139 @@
+/**
+ * Large objects do not crash the controller (issue 13, item 3): 750 BackupSchedules and 750 unrelated
+ * CronJobs, each carrying a 250 KiB annotation (the API server's limit for all annotations together is
+ * 256 KiB), are ~370 MiB of JSON. The controller bundle, started with the image's V8 flags, converges
+ * every schedule and stays under the Deployment's memory limit, both while the schedules arrive through
+ * the watch and after a restart (the start-up LIST of both kinds). The peak RSS is the kernel's
+ * high-water mark (`VmHWM` in /proc/<pid>/status), read before the process is stopped.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQuantity } from '../../src/build/cronjob-diff.ts';
+import { buildBundle, ControllerProcess, distDocuments, startCluster, waitFor, type Cluster } from './harness.ts';
+import { api, controllerWrites, readyOf, scheduleManifest } from './scenarios.ts';
+
+const N = 750;
+/** 250 KiB: under the API server's 256 KiB bound on all annotations of an object. */
+const ANNOTATION_BYTES = 250 * 1024;
+
+/** The controller container's memory limit from dist/ (the Deployment), in bytes. */
+function memoryLimitBytes(): number {
+  const deployment = distDocuments().find((d) => d.kind === 'Deployment') as { spec: { template: { spec: { containers: { resources?: { limits?: { memory?: string } } }[] } } } } | undefined;
+  const limit = deployment?.spec.template.spec.containers[0]?.resources?.limits?.memory;
+  const bytes = limit === undefined ? undefined : parseQuantity(limit);
+  if (bytes === undefined) throw new Error('dist/ Deployment has no memory limit on its first container');
+  return bytes;
+}
+
+/** The peak resident set size of a process so far, in bytes (`VmHWM`). */
+function peakRssBytes(pid: number): number {
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+/** A big annotation: distinct per object, so nothing can share it. */
+function bigAnnotation(seed: string): Record<string, string> {
+  return { 'example.com/blob': `${seed}:`.padEnd(ANNOTATION_BYTES, 'x') };
+}
+
+/** An unrelated CronJob, as any user allowed to create CronJobs in a namespace could write it. */
+function foreignCronJob(namespace: string, name: string) {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: { name, namespace, annotations: bigAnnotation(`${namespace}/${name}`) },
+    spec: {
+      schedule: '0 3 * * *',
+      jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } },
+    },
+  };
+}
+
+const LIMIT = memoryLimitBytes();
+let cluster: Cluster;
+let bundle: string;
+let controller: ControllerProcess | undefined;
+
+/** Creates `count` objects with at most 25 requests in flight. */
+async function createAll(count: number, create: (i: number) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < count; i += 25) await Promise.all(Array.from({ length: Math.min(25, count - i) }, (_, j) => create(i + j)));
+}
+
+/**
+ * How many schedules the controller has written a status for (cheap to poll: LISTing 750 × 250 KiB
+ * every half second would load the test server more than the controller does).
+ */
+function statusWrites(): number {
+  const written = controllerWrites(cluster.server.requestLog.entries(), { namespace: 'big', succeededOnly: true });
+  return new Set(written.filter((w) => w.resource === 'backupschedules' && w.subresource === 'status').map((w) => w.name)).size;
+}
+
+/** Every schedule is Ready (one LIST, at the end). */
+async function allReady(): Promise<boolean> {
+  const list = await api(cluster.admin).schedules.list({ namespace: 'big' });
+  return list.items.length === N && list.items.every((s) => readyOf(s)?.status === 'True');
+}
+
+/** Starts the controller and fails fast when it dies (an OOM aborts it) instead of waiting for a timeout. */
+function start(): ControllerProcess {
+  const c = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, '--concurrency=4', '--log-level=info']);
+  controller = c;
+  return c;
+}
+
+/** `controller_runtime_reconcile_total{result="success"}` of a running controller (0 before it serves metrics). */
+async function successfulReconciles(c: ControllerProcess): Promise<number> {
+  const url = c.records().find((r) => r['msg'] === 'starting')?.['metrics'];
+  if (typeof url !== 'string') return 0;
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('controller_runtime_reconcile_total{controller="backupschedule",result="success"}'));
+  return Number(line?.split(' ').pop() ?? 0);
+}
+
+/** Waits until `done`, failing at once when the controller exits (an OOM aborts it); resolves with its peak RSS. */
+async function converge(c: ControllerProcess, what: string, done: () => Promise<boolean> | boolean): Promise<number> {
+  const died = c.exited().then((code) => Promise.reject(new Error(`the controller exited with ${code} while waiting for ${what}:\n${c.lines.slice(-15).join('\n')}`)));
+  died.catch(() => undefined); // it also rejects at the normal stop, after the race is over
+  await Promise.race([waitFor(what, done, 45_000, 250), died]);
+  return peakRssBytes(c.child.pid ?? 0);
+}
+
+const workersStarted = (c: ControllerProcess) => (): boolean => c.records().some((r) => r['msg'] === 'starting workers');
+
+beforeAll(async () => {
+  [bundle, cluster] = await Promise.all([buildBundle(), startCluster()]);
+  const k = api(cluster.admin);
+  await k.createNamespace('big');
+  await k.createNamespace('noise');
+  await createAll(N, (i) => k.cronJobs.create(foreignCronJob('noise', `unrelated-${i}`) as never));
+}, 120_000);
+
+afterAll(async () => {
+  await controller?.stop();
+  await cluster?.stop();
+});
+
+describe(`${N} BackupSchedules and ${N} unrelated CronJobs with 250 KiB annotations`, () => {
+  it('converge under the Deployment memory limit', async () => {
+    const c = start();
+    await converge(c, 'the workers to start (the start-up LIST of 750 large CronJobs)', workersStarted(c));
+    const k = api(cluster.admin);
+    const t0 = Date.now();
+    await createAll(N, (i) => k.schedules.create({ ...scheduleManifest('big', `s-${i}`), metadata: { name: `s-${i}`, namespace: 'big', annotations: bigAnnotation(`s-${i}`) } } as never));
+    const t1 = Date.now();
+    const peak = await converge(c, `a status written for each of ${N} large schedules`, () => statusWrites() === N);
+    console.info(`created ${N} schedules in ${t1 - t0} ms, converged ${Date.now() - t1} ms later`);
+    expect(await allReady()).toBe(true);
+    console.info(`peak RSS while converging: ${(peak / 2 ** 20).toFixed(0)} MiB (limit ${(LIMIT / 2 ** 20).toFixed(0)} MiB)`);
+    expect(peak).toBeLessThan(LIMIT);
+  }, 120_000);
+
+  it('restart under the Deployment memory limit (the start-up LIST of both kinds)', async () => {
+    expect(await controller?.stop()).toBe(0);
+    const c = start();
+    const peak = await converge(c, `the restarted controller to reconcile all ${N} schedules`, async () => (await successfulReconciles(c)) >= N);
+    console.info(`peak RSS after a restart: ${(peak / 2 ** 20).toFixed(0)} MiB (limit ${(LIMIT / 2 ** 20).toFixed(0)} MiB)`);
+    expect(peak).toBeLessThan(LIMIT);
+  }, 60_000);
+});
