@@ -7,8 +7,8 @@
  *   tsx bench/floor-writer.ts --kubeconfig <file> --namespace <ns> --concurrency <n> [--backup-image <img>]
  */
 import { parseArgs } from 'node:util';
-import { buildCronJob } from '../src/build/index.ts';
-import { computeStatus } from '../src/build/status.ts';
+import { buildCronJob } from '../src/pure/index.ts';
+import { computeStatus } from '../src/pure/status.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS, type BackupScheduleObject } from '../src/controller/resources.ts';
 import { KubeClient } from '../src/kube/kube-client.ts';
 import { KubeConfig } from '../src/kube/kube-config.ts';

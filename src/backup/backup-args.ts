@@ -8,7 +8,7 @@
  *   backup list <dir>
  */
 import { parseArgs } from 'node:util';
-import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../build/backup-contract.ts';
+import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../pure/backup-contract.ts';
 
 /** What a backup run takes from. */
 export type BackupSource =

@@ -1,8 +1,8 @@
 import { Document } from 'yaml';
 import type { BackupSchedule } from '../api/index.ts';
-import type { CronJob } from '../build/cron-job.ts';
-import { PREVIEW_UID, previewCronJob } from '../build/preview.ts';
-import { serverDefaultsOf, withServerDefaults } from '../build/server-defaults.ts';
+import type { CronJob } from '../pure/cron-job.ts';
+import { PREVIEW_UID, previewCronJob } from '../pure/preview.ts';
+import { serverDefaultsOf, withServerDefaults } from '../pure/server-defaults.ts';
 import { EXIT_INVALID, EXIT_OK, outputFormat, parseCommandLine, UsageError, type CliIo } from './io.ts';
 import { isBackupSchedule, manifestProblems, readInputs } from './inputs.ts';
 

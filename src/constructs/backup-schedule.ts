@@ -3,8 +3,8 @@ import type { Construct } from 'constructs';
 import { GROUP_VERSION, KIND } from '../api/constants.ts';
 import type { BackupSchedule as BackupScheduleObject, BackupScheduleSpec } from '../api/index.ts';
 import { validateBackupSchedule } from '../api/validate.ts';
-import type { CronJob } from '../build/cron-job.ts';
-import { previewCronJob, type PreviewOptions } from '../build/preview.ts';
+import type { CronJob } from '../pure/cron-job.ts';
+import { previewCronJob, type PreviewOptions } from '../pure/preview.ts';
 
 /** Props of the BackupSchedule construct. */
 export interface BackupScheduleProps {

@@ -18,6 +18,6 @@ export type {
 export { GROUP_VERSION, KIND } from '../api/constants.ts';
 export { SPEC_DEFAULTS } from '../api/defaults.ts';
 export { validateBackupSchedule, type FieldError } from '../api/validate.ts';
-export { previewCronJob, PREVIEW_UID, type PreviewOptions } from '../build/preview.ts';
-export { withServerDefaults, serverDefaultsOf, type ServerDefault } from '../build/server-defaults.ts';
-export type { CronJob, BuildOptions } from '../build/cron-job.ts';
+export { previewCronJob, PREVIEW_UID, type PreviewOptions } from '../pure/preview.ts';
+export { withServerDefaults, serverDefaultsOf, type ServerDefault } from '../pure/server-defaults.ts';
+export type { CronJob, BuildOptions } from '../pure/cron-job.ts';

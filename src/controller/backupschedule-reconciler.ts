@@ -15,13 +15,13 @@
  *    the cache is behind (kuberay#715, controller-runtime#1464) or the CronJob is outside the
  *    label-selected watch (a child whose labels were removed, an orphan, a foreign CronJob): one GET,
  *    and the live object goes on to step 4; never a second child.
- * 4. whose CronJob is it (src/build/child-claim.ts)? Ours → step 5; an orphan carrying our labels for
+ * 4. whose CronJob is it (src/pure/child-claim.ts)? Ours → step 5; an orphan carrying our labels for
  *    this schedule → adopted by step 5's heal, which adds our controller reference; anything else →
  *    `Ready=False/ChildNameConflict` (a previous incarnation of this schedule is named as such), the
  *    CronJob left alone and looked at again later (foreign CronJobs are not watched). A cached CronJob
  *    this schedule does not control is read with a GET first: the cache keeps no spec of it.
  * 5. child drifted in a field we own → a JSON merge patch from the cached child to the healed one
- *    (src/build/child-patch.ts: server defaults and foreign metadata kept, `resourceVersion` carried: a
+ *    (src/pure/child-patch.ts: server defaults and foreign metadata kept, `resourceVersion` carried: a
  *    stale cache gets 409 and a requeue). Not a PUT: the cache keeps only what reconcile reads
  *    (src/controller/event-mapping.ts), and a PUT of it would delete the rest.
  * 6. otherwise → write status through `/status`, and only when it changed (controller-runtime#1711).
@@ -32,7 +32,7 @@
  * all of it (its response still drifts: an older server dropping `spec.timeZone`, a mutating webhook)
  * ends in `Ready=False/ChildNotPersisted` naming the fields, and is not re-sent for that generation
  * until the child changes or a backoff passes; drift that comes back after every heal (another writer)
- * ends in `Ready=False/DriftRecurring` the same way (src/build/child-write-damping.ts). Those status
+ * ends in `Ready=False/DriftRecurring` the same way (src/pure/child-write-damping.ts). Those status
  * writes follow the failed or no-op child write in the same reconcile: no watch event would bring the
  * key back for them. `Ready=True` always means the child matches this generation.
  *
@@ -41,15 +41,15 @@
  * or rejected write, or a name conflict, is looked at again then; a thrown error = rate-limited retry.
  */
 import { validateBackupSchedule } from '../api/index.ts';
-import { buildCronJob, childName } from '../build/index.ts';
-import { claimChild } from '../build/child-claim.ts';
-import { childMergePatch } from '../build/child-patch.ts';
-import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../build/child-write-damping.ts';
-import { notPersistedCause, type KubeVersion } from '../build/cluster-features.ts';
-import { cronJobDrift, mergeDesiredIntoObserved } from '../build/cronjob-diff.ts';
-import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../build/image-policy.ts';
-import { DEFAULT_IMAGE } from '../build/image.ts';
-import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../build/status.ts';
+import { buildCronJob, childName } from '../pure/index.ts';
+import { claimChild } from '../pure/child-claim.ts';
+import { childMergePatch } from '../pure/child-patch.ts';
+import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../pure/child-write-damping.ts';
+import { notPersistedCause, type KubeVersion } from '../pure/cluster-features.ts';
+import { cronJobDrift, mergeDesiredIntoObserved } from '../pure/cronjob-diff.ts';
+import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../pure/image-policy.ts';
+import { DEFAULT_IMAGE } from '../pure/image.ts';
+import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../pure/status.ts';
 import { ApiStatusError, isConflict, writeErrorDisposition } from '../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
@@ -208,7 +208,7 @@ export class BackupScheduleReconciler {
     return this.#writeStatus(schedule, child, { kind: 'InSync' });
   }
 
-  /** The facts child-write damping compares (src/build/child-write-damping.ts), before a write. */
+  /** The facts child-write damping compares (src/pure/child-write-damping.ts), before a write. */
   #driftNow(schedule: BackupScheduleObject, child: KubeObject | undefined): ChildDriftNow {
     return { uid: schedule.metadata.uid ?? '', generation: schedule.metadata.generation ?? 0, resourceVersion: child?.metadata.resourceVersion, drift: [] };
   }

@@ -3,10 +3,10 @@
  * selected by label); a create when it has none; one GET when the create answers AlreadyExists (the
  * cache is behind, kuberay#715, or the CronJob is outside the watch: a child whose labels were removed,
  * an orphan, a foreign CronJob) or when the cached CronJob is not controlled by the schedule (the cache
- * keeps no spec of it, and its owners may be behind); then whose it is (src/build/child-claim.ts).
+ * keeps no spec of it, and its owners may be behind); then whose it is (src/pure/child-claim.ts).
  * Never a second create.
  */
-import { claimChild, type ChildClaim } from '../build/child-claim.ts';
+import { claimChild, type ChildClaim } from '../pure/child-claim.ts';
 import { isAlreadyExists, isNotFound, writeErrorDisposition } from '../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import type { CacheReader, ChildRef, ReconcilerWrites } from './reconciler-options.ts';

@@ -4,8 +4,8 @@
  * flag and the value, and the process exits 2.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_IMAGE } from '../build/index.ts';
-import { ALLOWED_IMAGES_FLAG, imagePatternProblem } from '../build/image-policy.ts';
+import { DEFAULT_IMAGE } from '../pure/index.ts';
+import { ALLOWED_IMAGES_FLAG, imagePatternProblem } from '../pure/image-policy.ts';
 import { parseBindAddress, type BindAddress } from '../runtime/http-server.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
 
@@ -125,7 +125,7 @@ function goBooleans(argv: readonly string[], flags: readonly string[]): string[]
 
 /** Parses the arguments after the script name. Throws {@link UsageError}. */
 export function parseCommandLine(argv: readonly string[]): Command {
-  // The backup runner has its own flags (src/build/backup-contract.ts): dispatch before parsing ours.
+  // The backup runner has its own flags (src/pure/backup-contract.ts): dispatch before parsing ours.
   if (argv[0] === 'backup') return { kind: 'backup' };
   let parsed;
   try {

@@ -2,8 +2,8 @@
  * Which BackupSchedule a watch event concerns (controller-runtime's `EnqueueRequestForObject` and
  * `EnqueueRequestForOwner` with `OnlyControllerOwner`), and what the caches keep of each object.
  */
-import { isBackupScheduleRef } from '../build/child-claim.ts';
-import { childLabels } from '../build/labels.ts';
+import { isBackupScheduleRef } from '../pure/child-claim.ts';
+import { childLabels } from '../pure/labels.ts';
 import { controllerOf, objectKey, type KubeObject, type ObjectMeta } from '../kube/object.ts';
 import { StringInterner } from '../runtime/string-interner.ts';
 
@@ -75,7 +75,7 @@ interface CronJobStatusView {
  * controls the CronJob: anything else is looked at with a GET when it matters, so a labelled foreign
  * CronJob costs no more than its metadata), and `status.active` (names), `lastScheduleTime`,
  * `lastSuccessfulTime`. No annotations: the children carry none of ours, and the controller writes them
- * with merge patches naming only its own fields (src/build/child-patch.ts), so what the cache dropped is
+ * with merge patches naming only its own fields (src/pure/child-patch.ts), so what the cache dropped is
  * never written back. String values are interned.
  */
 export function stripCronJob<T extends KubeObject>(obj: T): T {

@@ -17,7 +17,7 @@ import { realClock } from '../runtime/clock.ts';
 import { isNotFound } from '../kube/api-status-error.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { BucketRateLimiter } from '../runtime/rate-limiters.ts';
-import { formatTime } from '../build/status.ts';
+import { formatTime } from '../pure/status.ts';
 
 /** Event types of core/v1 Events. */
 export type EventType = 'Normal' | 'Warning';

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CRD_NAME } from '../api/index.ts';
-import { missingFeatures, parseKubeVersion, type KubeVersion } from '../build/cluster-features.ts';
-import { childName, LABEL_MANAGED_BY, OPERATOR_NAME } from '../build/index.ts';
+import { missingFeatures, parseKubeVersion, type KubeVersion } from '../pure/cluster-features.ts';
+import { childName, LABEL_MANAGED_BY, OPERATOR_NAME } from '../pure/index.ts';
 import { gateWrites, KubeClient } from '../kube/kube-client.ts';
 import type { KubeConfig } from '../kube/kube-config.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';

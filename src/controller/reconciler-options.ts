@@ -2,9 +2,9 @@
  * What the BackupSchedule reconciler is given: its caches, the API calls it may make, and its settings
  * (src/controller/backupschedule-reconciler.ts).
  */
-import type { ChildMergePatch } from '../build/child-patch.ts';
-import type { DampingPolicy } from '../build/child-write-damping.ts';
-import type { KubeVersion } from '../build/cluster-features.ts';
+import type { ChildMergePatch } from '../pure/child-patch.ts';
+import type { DampingPolicy } from '../pure/child-write-damping.ts';
+import type { KubeVersion } from '../pure/cluster-features.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { EventRecorder } from './event-recorder.ts';
@@ -56,7 +56,7 @@ export interface BackupScheduleReconcilerOptions {
   /** Image of the backup container when a spec sets none (`--backup-image`); always allowed. @default DEFAULT_IMAGE */
   readonly backupImage?: string;
   /**
-   * Patterns of other images `spec.image` may name (`--allowed-backup-images`, see src/build/image-policy.ts).
+   * Patterns of other images `spec.image` may name (`--allowed-backup-images`, see src/pure/image-policy.ts).
    * @default [] (only `backupImage`)
    */
   readonly allowedImages?: readonly string[];
@@ -65,7 +65,7 @@ export interface BackupScheduleReconcilerOptions {
    * function because it is read after the reconciler is built. @default unknown
    */
   readonly serverVersion?: () => KubeVersion | undefined;
-  /** Backoff of child writes that do not stick (src/build/child-write-damping.ts). @default its defaults */
+  /** Backoff of child writes that do not stick (src/pure/child-write-damping.ts). @default its defaults */
   readonly damping?: DampingPolicy;
   /** Time source for condition transition times. @default realClock */
   readonly clock?: Clock;

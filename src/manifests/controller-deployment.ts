@@ -2,8 +2,8 @@ import { Construct } from 'constructs';
 import type { ApiObject } from 'cdk8s';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
-import { DEFAULT_IMAGE } from '../build/image.ts';
-import { imagePatternProblem } from '../build/image-policy.ts';
+import { DEFAULT_IMAGE } from '../pure/image.ts';
+import { imagePatternProblem } from '../pure/image-policy.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 

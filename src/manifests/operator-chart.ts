@@ -1,8 +1,8 @@
 import { Construct } from 'constructs';
 import { Chart } from 'cdk8s';
 import type { INamespace } from 'kubernetes-models/v1/Namespace';
-import { DEFAULT_IMAGE } from '../build/image.ts';
-import { OPERATOR_NAME } from '../build/labels.ts';
+import { DEFAULT_IMAGE } from '../pure/image.ts';
+import { OPERATOR_NAME } from '../pure/labels.ts';
 import { ControllerDeployment } from './controller-deployment.ts';
 import { BackupScheduleCrd } from './crd.ts';
 import { kubeObject } from './kube-object.ts';

@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { bundleController } from '../../scripts/bundle.ts';
 import type { BackupSchedule } from '../../src/api/index.ts';
-import { DESTINATION_MOUNT_PATH, ETCD_TLS_MOUNT_PATH, SOURCE_MOUNT_PATH, TMP_MOUNT_PATH } from '../../src/build/backup-contract.ts';
-import { buildCronJob } from '../../src/build/index.ts';
+import { DESTINATION_MOUNT_PATH, ETCD_TLS_MOUNT_PATH, SOURCE_MOUNT_PATH, TMP_MOUNT_PATH } from '../../src/pure/backup-contract.ts';
+import { buildCronJob } from '../../src/pure/index.ts';
 import { CONTROLLER_NODE_FLAGS } from '../../src/controller/node-flags.ts';
 
 /** Builds the image's bundle into a temp dir readable by every user (tests also run it as uid 65532). */

@@ -11,8 +11,8 @@ import { dirname, join, relative } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKUP_USER_ID } from '../../src/build/backup-contract.ts';
-import { buildCronJob } from '../../src/build/index.ts';
+import { BACKUP_USER_ID } from '../../src/pure/backup-contract.ts';
+import { buildCronJob } from '../../src/pure/index.ts';
 import { buildRunnerBundle, containerCommand, goldenInput, removeNodeCopy, runRunner } from './runner-process.ts';
 
 const sh = promisify(execFile);

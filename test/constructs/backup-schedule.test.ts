@@ -3,7 +3,7 @@ import { App, Chart, JsonPatch, Testing } from 'cdk8s';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { BackupSchedule as BackupScheduleObject, BackupScheduleSpec } from '../../src/api/index.ts';
-import { buildCronJob } from '../../src/build/index.ts';
+import { buildCronJob } from '../../src/pure/index.ts';
 import { BackupSchedule, PREVIEW_UID, previewCronJob } from '../../src/constructs/index.ts';
 import { ExampleSchedule } from '../../src/manifests/index.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildCronJob, ownerReference } from '../../src/build/index.ts';
+import { buildCronJob, ownerReference } from '../../src/pure/index.ts';
 import { stripCronJob } from '../../src/controller/event-mapping.ts';
 import jsonMergePatch from 'json-merge-patch';
-import type { ChildMergePatch } from '../../src/build/child-patch.ts';
+import type { ChildMergePatch } from '../../src/pure/child-patch.ts';
 import { BackupScheduleReconciler, CONFLICT_RECHECK_MS, type ChildRef, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';

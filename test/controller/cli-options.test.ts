@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGE } from '../../src/build/index.ts';
+import { DEFAULT_IMAGE } from '../../src/pure/index.ts';
 import { parseCommandLine, UsageError } from '../../src/controller/cli-options.ts';
 
 describe('parseCommandLine', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childLabels } from '../../src/build/labels.ts';
+import { childLabels } from '../../src/pure/labels.ts';
 import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/event-mapping.ts';
 import type { KubeObject, OwnerReference } from '../../src/kube/object.ts';
 

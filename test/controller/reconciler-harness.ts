@@ -1,6 +1,6 @@
 /** The reconciler over mutable caches, with scripted API answers: shared by the reconciler tests of child writes and image policy. */
 import jsonMergePatch from 'json-merge-patch';
-import { buildCronJob } from '../../src/build/index.ts';
+import { buildCronJob } from '../../src/pure/index.ts';
 import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';

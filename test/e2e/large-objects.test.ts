@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseQuantity } from '../../src/build/cronjob-diff.ts';
+import { parseQuantity } from '../../src/pure/cronjob-diff.ts';
 import { buildBundle, ControllerProcess, distDocuments, startCluster, waitFor, type Cluster } from './harness.ts';
 import { api, controllerWrites, readyOf, scheduleManifest } from './scenarios.ts';
 

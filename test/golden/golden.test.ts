@@ -3,7 +3,7 @@ import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { validateBackupSchedule, type BackupSchedule } from '../../src/api/index.ts';
-import { buildCronJob } from '../../src/build/index.ts';
+import { buildCronJob } from '../../src/pure/index.ts';
 import { crdValidator } from '../manifests/dist-files.ts';
 
 const INPUTS = new URL('./inputs/', import.meta.url).pathname;

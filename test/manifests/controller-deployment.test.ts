@@ -1,7 +1,7 @@
 import { Testing } from 'cdk8s';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGE } from '../../src/build/index.ts';
+import { DEFAULT_IMAGE } from '../../src/pure/index.ts';
 import { ControllerDeployment, type ControllerDeploymentProps } from '../../src/manifests/index.ts';
 
 function synth(props: Partial<ControllerDeploymentProps> = {}): Record<string, any> {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-const SUBSET = ['test/apiserver', 'test/conformance', 'test/build/cronjob-diff.test.ts', 'test/manifests/dist.test.ts'];
+const SUBSET = ['test/apiserver', 'test/conformance', 'test/pure/cronjob-diff.test.ts', 'test/manifests/dist.test.ts'];
 
 let scratch: string;
 let clone: string;

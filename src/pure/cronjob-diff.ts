@@ -229,7 +229,7 @@ function withObservedDefaults(desired: unknown, observed: unknown, path: string[
  * The observed CronJob healed: the desired `spec` in place of its own, keeping only the server defaults
  * it carries, and our labels, annotations and controller reference merged into its metadata (other
  * writers' metadata is kept, and so are `resourceVersion`, `uid` and the rest of the server's metadata).
- * The controller sends the difference from `observed` to this as a merge patch (src/build/child-patch.ts).
+ * The controller sends the difference from `observed` to this as a merge patch (src/pure/child-patch.ts).
  * Inputs are not mutated.
  */
 export function mergeDesiredIntoObserved<T extends KubeObject>(observed: T, desired: KubeObject): T {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow } from '../../src/build/child-write-damping.ts';
+import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow } from '../../src/pure/child-write-damping.ts';
 
 const T = 1_000_000;
 const now = (drift: string[], resourceVersion = '10', generation = 1): ChildDriftNow => ({ uid: 'u', generation, resourceVersion, drift });

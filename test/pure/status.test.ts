@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeStatus, formatTime, statusEqual, type ScheduleStatus, type StatusSubject } from '../../src/build/status.ts';
+import { computeStatus, formatTime, statusEqual, type ScheduleStatus, type StatusSubject } from '../../src/pure/status.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 
 const T0 = Date.UTC(2026, 10, 30, 1, 0, 0, 500);

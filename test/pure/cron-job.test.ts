@@ -7,7 +7,7 @@ import {
   DEFAULT_IMAGE,
   LABEL_BACKUP_SCHEDULE,
   ownerReference,
-} from '../../src/build/index.ts';
+} from '../../src/pure/index.ts';
 import { validSchedule } from '../api/invalid-cases.ts';
 
 const schedule = (): BackupSchedule => validSchedule() as BackupSchedule;

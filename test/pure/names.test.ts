@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { childNameFor, labelValueFor, MAX_CHILD_NAME_LENGTH, truncateWithHash } from '../../src/build/index.ts';
+import { childNameFor, labelValueFor, MAX_CHILD_NAME_LENGTH, truncateWithHash } from '../../src/pure/index.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;

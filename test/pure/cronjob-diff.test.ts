@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { recordedCronJobRequest, recordedDefaultedCronJob } from '../fixtures/k8s-reference.ts';
-import { cronJobDrift, mergeDesiredIntoObserved, parseQuantity } from '../../src/build/cronjob-diff.ts';
+import { cronJobDrift, mergeDesiredIntoObserved, parseQuantity } from '../../src/pure/cronjob-diff.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { buildCronJob } from '../../src/build/index.ts';
+import { buildCronJob } from '../../src/pure/index.ts';
 import { asStored, schedule } from '../controller/fixtures.ts';
 
 /** What a real kube-apiserver returned for a CronJob created from {@link requested} (recorded, v1.20). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageAllowed, imageMatches, imagePatternProblem, suspendIfDisallowed } from '../../src/build/image-policy.ts';
+import { imageAllowed, imageMatches, imagePatternProblem, suspendIfDisallowed } from '../../src/pure/image-policy.ts';
 
 const OWN = 'ghcr.io/kubelings/backupschedule-operator:0.1.0';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { claimChild, type ChildClaim } from '../../src/build/child-claim.ts';
-import { childLabels } from '../../src/build/labels.ts';
+import { claimChild, type ChildClaim } from '../../src/pure/child-claim.ts';
+import { childLabels } from '../../src/pure/labels.ts';
 import type { ObjectMeta, OwnerReference } from '../../src/kube/object.ts';
 
 const schedule = { metadata: { name: 'nightly', uid: 'uid-now' } };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingFeatures, notPersistedCause, parseKubeVersion } from '../../src/build/cluster-features.ts';
+import { missingFeatures, notPersistedCause, parseKubeVersion } from '../../src/pure/cluster-features.ts';
 
 describe('parseKubeVersion', () => {
   it.each([

@@ -1,6 +1,6 @@
 import jsonMergePatch from 'json-merge-patch';
 import { describe, expect, it } from 'vitest';
-import { childMergePatch } from '../../src/build/child-patch.ts';
+import { childMergePatch } from '../../src/pure/child-patch.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 
 const ours = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'n', uid: 'u', controller: true, blockOwnerDeletion: true };
