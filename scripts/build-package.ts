@@ -16,7 +16,7 @@ import { GENERATED_VALIDATOR_PATH } from '../src/api/schema-validator.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Where the package's compiled output goes (ignored by git, like the controller bundle). */
-export const PACKAGE_OUT = fileURLToPath(new URL('../pure/package/', import.meta.url));
+export const PACKAGE_OUT = fileURLToPath(new URL('../build/package/', import.meta.url));
 /** The CLI bundle, the package's `bin`. */
 export const CLI_BUNDLE = `${PACKAGE_OUT}cli.mjs`;
 
