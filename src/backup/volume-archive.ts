@@ -62,7 +62,9 @@ const isDenied = (err: unknown): boolean => ['EACCES', 'EPERM'].includes((err as
 const isGone = (err: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
 function header(name: string, st: Stats, extra: Partial<Headers>): Headers {
-  return { name, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, mtime: st.mtime, ...extra };
+  // The whole st_mode, file type bits included: tar-stream writes only the permission bits, but takes a
+  // mode of 0 (a file chmod 000) as "unset" and writes its default 0644 instead.
+  return { name, mode: st.mode, uid: st.uid, gid: st.gid, mtime: st.mtime, ...extra };
 }
 
 /** Writes `buf` to a tar entry, waiting for 'drain' when the pack is backed up; rejects if it closes. */

@@ -60,6 +60,7 @@ describe('volume backup (--source=pvc)', () => {
     writeFileSync(join(source, 'a.txt'), 'hello\n');
     writeFileSync(join(source, 'pgdata', 'base', '16384'), randomBytes(3 * 1024 * 1024 + 17));
     writeFileSync(join(source, 'empty'), '');
+    chmodSync(join(source, 'empty'), 0o000);
     writeFileSync(join(source, 'ünï cödé.txt'), 'unicode name');
     const longDir = join(source, 'd'.repeat(90), 'e'.repeat(90));
     mkdirSync(longDir, { recursive: true });
