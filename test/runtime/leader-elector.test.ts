@@ -242,7 +242,8 @@ describe('LeaderElector', () => {
     await a.running;
   });
 
-  it('stops leading at once when a read shows another holder', async () => {
+  /** Elector `a` leads, then a read shows `b` holding the lease. */
+  async function leaderThatLost() {
     const clock = new FakeClock();
     const { server, newLock } = setup(clock);
     const lock = newLock();
@@ -250,6 +251,11 @@ describe('LeaderElector', () => {
     await flush();
     server.externalWrite(held('b', clock.now()));
     await advance(clock, 2_000);
+    return { clock, lock, a };
+  }
+
+  it('stops leading at once when a read shows another holder', async () => {
+    const { lock, a } = await leaderThatLost();
     expect(a.e.isLeader()).toBe(false);
     expect(a.e.gate.isOpen()).toBe(false);
     expect(a.finished()).toBe(true);
@@ -257,13 +263,7 @@ describe('LeaderElector', () => {
   });
 
   it('campaigns again when run() is called after a loss, and leads once the other holder lets the lease expire', async () => {
-    const clock = new FakeClock();
-    const { server, newLock } = setup(clock);
-    const lock = newLock();
-    const a = elector(lock, clock, 'a');
-    await flush();
-    server.externalWrite(held('b', clock.now()));
-    await advance(clock, 2_000);
+    const { clock, a } = await leaderThatLost();
     await a.running;
     expect(a.e.isLeader()).toBe(false);
     const again = a.e.run(a.controller.signal);
