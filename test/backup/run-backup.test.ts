@@ -20,7 +20,7 @@ function setup(): { source: string; destination: string; lines: Record<string, u
   return { source, destination, lines, logger };
 }
 
-const command = (source: string, destination: string) => ({ kind: 'run', source: { kind: 'pvc', sourceDir: source }, destinationDir: destination, keepLast: 1, schedule: 'pg', namespace: 'db' }) as const;
+const command = (source: string, destination: string) => ({ kind: 'run', source: { kind: 'pvc', sourceDir: source }, destinationDir: destination, retention: { keepLast: 1 }, schedule: 'pg', namespace: 'db' }) as const;
 
 describe('runBackup (volume)', () => {
   it('exits 3 and keeps older backups when a file changes while it is archived; the archive is still written and verified', async () => {
