@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Where `npm run bundle` writes the controller bundle. */
-export const DEFAULT_BUNDLE = fileURLToPath(new URL('../pure/controller.mjs', import.meta.url));
+export const DEFAULT_BUNDLE = fileURLToPath(new URL('../build/controller.mjs', import.meta.url));
 
 /** Options for {@link bundleController}. */
 export interface BundleOptions {

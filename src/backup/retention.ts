@@ -112,7 +112,8 @@ export function planRetention(input: RetentionInput): RetentionPlan {
         rule.left -= 1;
       }
     }
-    (kept || index === 0 ? keep : doomed).push(file);
+    // Every rule keeps the first (it has count left and no bucket yet): the backup just written stays.
+    (kept ? keep : doomed).push(file);
   });
   const toDelete: string[] = [];
   for (const file of doomed.reverse()) {
