@@ -41,6 +41,13 @@ describe('BackupSchedule conversion between v1alpha1 and v1', () => {
     expect(toV1(old)).toEqual(next);
   });
 
+  it('keeps the carried rules through a read-modify-write of other fields by a v1alpha1 client', () => {
+    const next = beta({ source: { type: 'Etcd', etcd: { endpoints: ['https://e:2379'] } }, retention: { keepLast: 2, keepMonthly: 6 } });
+    const old = toV1alpha1(next);
+    const edited = { ...old, spec: { ...old.spec, schedule: '@hourly', suspend: true } } as BackupSchedule;
+    expect(toV1(edited).spec).toEqual({ ...next.spec, schedule: '@hourly', suspend: true });
+  });
+
   it('lets a change of keepLast made through v1alpha1 win over the carried rules, and drops the annotation', () => {
     const old = toV1alpha1(beta({ source: { type: 'Etcd', etcd: { endpoints: ['https://e:2379'] } }, retention: { keepLast: 3, keepDaily: 7 } }));
     const edited = { ...old, spec: { ...old.spec, retention: { keepLast: 5 } } } as BackupSchedule;
