@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { GENERATED_VALIDATOR_PATH } from '../src/api/schema-validator.ts';
+import { GENERATED_V1_VALIDATOR_PATH, GENERATED_VALIDATOR_PATH } from '../src/api/schema-validator.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -27,8 +27,9 @@ const NODE_TARGET = 'node20';
 export async function buildPackage(): Promise<void> {
   rmSync(PACKAGE_OUT, { recursive: true, force: true });
   execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.package.json'], { cwd: ROOT, stdio: 'inherit' });
-  // The precompiled schema validator is JavaScript already (with a .d.ts), which tsc does not copy.
-  copyFileSync(`${ROOT}${GENERATED_VALIDATOR_PATH}`, `${PACKAGE_OUT}${GENERATED_VALIDATOR_PATH}`);
+  // The precompiled schema validators are JavaScript already (with a .d.ts), which tsc does not copy;
+  // validate.ts imports both (v1alpha1's and v1's).
+  for (const path of [GENERATED_VALIDATOR_PATH, GENERATED_V1_VALIDATOR_PATH]) copyFileSync(`${ROOT}${path}`, `${PACKAGE_OUT}${path}`);
   await build({
     absWorkingDir: ROOT,
     entryPoints: ['src/cli/main.ts'],

@@ -19,6 +19,8 @@ export interface CelRule {
   readonly check: (self: Record<string, unknown>) => boolean;
 }
 
+import { RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
+
 type Obj = Record<string, unknown>;
 const obj = (value: unknown): Obj | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : undefined;
@@ -60,5 +62,27 @@ export const CEL_RULES: readonly CelRule[] = [
     message: 'path must not contain ".." segments',
     // A string node: `self` is wrapped by the caller as { value } (see validate.ts).
     check: (self) => !String(self['value']).split('/').includes('..'),
+  },
+];
+
+/** The v1alpha1 rules v1 keeps: all but the one its discriminated source replaces. */
+const SHARED_RULES = CEL_RULES.filter((r) => r.path.join('.') !== 'spec.source');
+
+/** Every CEL rule of the v1 BackupSchedule schema (src/api/schema-v1.ts), in schema order. */
+export const CEL_RULES_V1: readonly CelRule[] = [
+  ...SHARED_RULES.filter((r) => r.path.length === 1),
+  ...Object.entries(SOURCE_TYPES).map(([member, type]): CelRule => ({
+    path: ['spec', 'source'],
+    rule: `(self.type == '${type}') == has(self.${member})`,
+    message: `${member} must be set exactly when type is ${type}`,
+    fieldPath: `.${member}`,
+    check: (self) => (self['type'] === type) === (self[member] !== undefined),
+  })),
+  ...SHARED_RULES.filter((r) => r.path.length > 1),
+  {
+    path: ['spec', 'retention'],
+    rule: RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || '),
+    message: `at least one of ${RETENTION_RULES.join(', ')} must be set`,
+    check: (self) => RETENTION_RULES.some((rule) => self[rule] !== undefined),
   },
 ];

@@ -1,18 +1,23 @@
 /** The BackupSchedule API: schema, generated types, constants, defaults and validation. */
 export type * from '../../imports/backupschedule.ts';
+/** The `kubelings.dev/v1` types (generated from src/api/schema-v1.ts), as a namespace: `v1.BackupSchedule`. */
+export type * as v1 from '../../imports/backupschedule-v1.ts';
 export {
   API_GROUP,
   API_VERSION,
+  API_VERSION_V1,
   CATEGORIES,
   CRD_NAME,
   GROUP_VERSION,
+  GROUP_VERSION_V1,
   KIND,
   PLURAL,
   SHORT_NAMES,
   SINGULAR,
 } from './constants.ts';
 export { backupScheduleSchema, type SchemaNode } from './schema.ts';
+export { backupScheduleV1Schema, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
 export { toCrdOpenApiSchema } from './crd-schema.ts';
 export { SPEC_DEFAULTS } from './defaults.ts';
-export { CEL_RULES, type CelRule } from './cel-rules.ts';
-export { validateBackupSchedule, type FieldError } from './validate.ts';
+export { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
+export { validateBackupSchedule, validateBackupScheduleV1, type FieldError } from './validate.ts';

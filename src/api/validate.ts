@@ -1,7 +1,8 @@
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { validateSchema as validateV1Schema } from '../../imports/backupschedule-v1-validator.js';
 import { validateSchema } from '../../imports/backupschedule-validator.js';
-import { CEL_RULES } from './cel-rules.ts';
-import { GROUP_VERSION, KIND } from './constants.ts';
+import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
+import { GROUP_VERSION, GROUP_VERSION_V1, KIND } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
 import { quantityProblem, resourcesErrors } from './resources.ts';
 import { DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN } from './schema.ts';
@@ -82,6 +83,30 @@ const fieldError = (field: string, problem: string): FieldError => ({ field, mes
  * an empty array means valid.
  */
 export function validateBackupSchedule(obj: unknown): FieldError[] {
+  return validateVersion(obj, V1ALPHA1);
+}
+
+/** What one API version validates with: its precompiled schema check, its CEL rules, its apiVersion. */
+interface VersionRules {
+  readonly validateSchema: ValidateFunction;
+  readonly celRules: readonly CelRule[];
+  readonly groupVersion: string;
+}
+
+const V1ALPHA1: VersionRules = { validateSchema, celRules: CEL_RULES, groupVersion: GROUP_VERSION };
+const V1: VersionRules = { validateSchema: validateV1Schema, celRules: CEL_RULES_V1, groupVersion: GROUP_VERSION_V1 };
+
+/**
+ * {@link validateBackupSchedule} for a `kubelings.dev/v1` BackupSchedule (src/api/schema-v1.ts): the
+ * same checks and the same field-naming errors, with v1's schema and CEL rules (source discriminator,
+ * at least one retention rule).
+ */
+export function validateBackupScheduleV1(obj: unknown): FieldError[] {
+  return validateVersion(obj, V1);
+}
+
+function validateVersion(obj: unknown, version: VersionRules): FieldError[] {
+  const { validateSchema, celRules, groupVersion } = version;
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     return [fieldError('(root)', 'must be an object')];
   }
@@ -89,8 +114,8 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
   const errors: FieldError[] = validateSchema(obj) ? [] : (validateSchema.errors ?? []).map(fromAjv);
   const record = obj as Record<string, unknown>;
 
-  if (record['apiVersion'] !== undefined && record['apiVersion'] !== GROUP_VERSION) {
-    errors.push(fieldError('apiVersion', `must be "${GROUP_VERSION}", got ${JSON.stringify(record['apiVersion'])}`));
+  if (record['apiVersion'] !== undefined && record['apiVersion'] !== groupVersion) {
+    errors.push(fieldError('apiVersion', `must be "${groupVersion}", got ${JSON.stringify(record['apiVersion'])}`));
   }
   if (record['kind'] !== undefined && record['kind'] !== KIND) {
     errors.push(fieldError('kind', `must be "${KIND}", got ${JSON.stringify(record['kind'])}`));
@@ -105,7 +130,7 @@ export function validateBackupSchedule(obj: unknown): FieldError[] {
   // Like the API server, evaluate CEL rules only on nodes that passed the schema checks.
   const failed = new Set(errors.map((e) => e.field));
   const schemaValid = (field: string): boolean => ![...failed].some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`));
-  for (const rule of CEL_RULES) {
+  for (const rule of celRules) {
     const value = at(obj, rule.path);
     const field = rule.path.join('.');
     if (value === undefined || !schemaValid(field)) continue;

@@ -2,13 +2,15 @@
  * Command line of the `backup` subcommand (README "Backup container contract"; buildCronJob emits the
  * run form). A mistake is a {@link BackupUsageError} naming the flag and the value; the process exits 2.
  *
- *   backup --source=etcd --etcd-endpoints=<url,url> [--etcd-tls-dir=<dir>] --destination-dir=<dir> --keep-last=<N>
- *   backup --source=pvc --source-dir=<dir> --destination-dir=<dir> --keep-last=<N>
+ *   backup --source=etcd --etcd-endpoints=<url,url> [--etcd-tls-dir=<dir>] --destination-dir=<dir> <retention>
+ *   backup --source=pvc --source-dir=<dir> --destination-dir=<dir> <retention>
+ *   (retention: one or more of --keep-last=<N> --keep-daily=<N> --keep-weekly=<N> --keep-monthly=<N>)
  *   backup verify <file>
  *   backup list <dir>
  */
 import { parseArgs } from 'node:util';
 import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../pure/backup-contract.ts';
+import type { RetentionPolicy } from './retention.ts';
 
 /** What a backup run takes from. */
 export type BackupSource =
@@ -21,7 +23,8 @@ export type BackupCommand =
       readonly kind: 'run';
       readonly source: BackupSource;
       readonly destinationDir: string;
-      readonly keepLast: number;
+      /** Which backups to keep (at least one rule set): the planner's policy. */
+      readonly retention: RetentionPolicy;
       /** The owning BackupSchedule's name (env BACKUP_SCHEDULE_NAME): prefix of every file. */
       readonly schedule: string;
       /** Its namespace (env BACKUP_SCHEDULE_NAMESPACE), for the logs. */
@@ -41,8 +44,11 @@ export class BackupUsageError extends Error {
 
 /** Usage text of `backup`. */
 export const BACKUP_USAGE = `Usage:
-  backup --source=etcd --etcd-endpoints=<url>[,<url>...] [--etcd-tls-dir=<dir>] --destination-dir=<dir> --keep-last=<N>
-  backup --source=pvc --source-dir=<dir> --destination-dir=<dir> --keep-last=<N>
+  backup --source=etcd --etcd-endpoints=<url>[,<url>...] [--etcd-tls-dir=<dir>] --destination-dir=<dir> <retention>
+  backup --source=pvc --source-dir=<dir> --destination-dir=<dir> <retention>
+    <retention>: one or more of --keep-last=<N> --keep-daily=<N> --keep-weekly=<N> --keep-monthly=<N> (N 1-1000;
+    restic forget semantics: a backup is kept if it is among the last N, or the newest of one of the N newest
+    UTC days / ISO weeks / months that have backups)
   backup verify <file>     check a backup's format and its .sha256 sidecar (exit 0 valid, 1 not)
   backup list <dir>        list the backups in <dir> with their time, size and verification
 
@@ -79,6 +85,9 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
         'source-dir': { type: 'string' },
         'destination-dir': { type: 'string' },
         'keep-last': { type: 'string' },
+        'keep-daily': { type: 'string' },
+        'keep-weekly': { type: 'string' },
+        'keep-monthly': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -86,9 +95,7 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
     throw new BackupUsageError((err as Error).message);
   }
   if (values.help) return { kind: 'help' };
-  const keepLastText = required('keep-last', values['keep-last']);
-  const keepLast = /^[0-9]{1,4}$/.test(keepLastText) ? Number(keepLastText) : NaN;
-  if (!(keepLast >= 1 && keepLast <= 1000)) throw new BackupUsageError(`--keep-last: expected an integer 1-1000, got ${JSON.stringify(keepLastText)}`);
+  const retention = parseRetention(values);
   const destinationDir = required('destination-dir', values['destination-dir']);
   const schedule = env[ENV_SCHEDULE_NAME];
   if (schedule === undefined || !SCHEDULE_NAME.test(schedule) || schedule.length > 253) {
@@ -114,5 +121,28 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
     default:
       throw new BackupUsageError(`--source: expected etcd or pvc, got ${JSON.stringify(values.source ?? '')}`);
   }
-  return { kind: 'run', source, destinationDir, keepLast, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
+  return { kind: 'run', source, destinationDir, retention, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
+}
+
+/** The retention flags, in restic's order, with the policy field each sets. */
+const RETENTION_FLAGS = [
+  ['keep-last', 'keepLast'],
+  ['keep-daily', 'keepDaily'],
+  ['keep-weekly', 'keepWeekly'],
+  ['keep-monthly', 'keepMonthly'],
+] as const satisfies readonly (readonly [string, keyof RetentionPolicy])[];
+
+/** The `--keep-*` flags as a policy: each one given is an integer 1-1000, and at least one is given. */
+function parseRetention(values: Readonly<Record<string, string | boolean | undefined>>): RetentionPolicy {
+  const policy: { -readonly [K in keyof RetentionPolicy]: number } = {};
+  for (const [flag, field] of RETENTION_FLAGS) {
+    const text = values[flag];
+    if (typeof text !== 'string') continue;
+    const count = /^[0-9]{1,4}$/.test(text) ? Number(text) : NaN;
+    if (!(count >= 1 && count <= 1000)) throw new BackupUsageError(`--${flag}: expected an integer 1-1000, got ${JSON.stringify(text)}`);
+    policy[field] = count;
+  }
+  // Without any rule every older backup would go: refuse, naming the flag buildCronJob always emits.
+  if (Object.keys(policy).length === 0) throw new BackupUsageError('--keep-last is required (or one of --keep-daily, --keep-weekly, --keep-monthly)');
+  return policy;
 }

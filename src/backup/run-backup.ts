@@ -67,7 +67,7 @@ async function removeLeftovers(dir: string, schedule: string, logger: Logger): P
 }
 
 async function prune(dir: string, command: RunCommand, justWritten: string, logger: Logger): Promise<string[]> {
-  const plan = planRetention({ files: await readdir(dir), schedule: command.schedule, keepLast: command.keepLast, justWritten });
+  const plan = planRetention({ files: await readdir(dir), schedule: command.schedule, policy: command.retention, justWritten });
   for (const file of plan.delete) {
     try {
       await unlink(join(dir, file));

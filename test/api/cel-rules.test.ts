@@ -1,6 +1,7 @@
 import { evaluate } from '@marcbachmann/cel-js';
 import { describe, expect, it } from 'vitest';
-import { backupScheduleSchema, CEL_RULES, type SchemaNode } from '../../src/api/index.ts';
+import { backupScheduleSchema, backupScheduleV1Schema, CEL_RULES, CEL_RULES_V1, type BackupSchedule, type CelRule, type SchemaNode } from '../../src/api/index.ts';
+import { toV1 } from '../../src/conversion/index.ts';
 import { INVALID_CASES, validSchedule } from './invalid-cases.ts';
 
 interface FoundRule { path: string[]; rule: string; message: string; fieldPath?: string }
@@ -15,15 +16,25 @@ function at(value: unknown, path: readonly string[]): unknown {
   return path.reduce<unknown>((v, name) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined), value);
 }
 
-describe('the CEL rules re-implemented in TypeScript', () => {
+const alphaInputs = [validSchedule(), ...INVALID_CASES.map((c) => { const o = validSchedule(); c.mutate(o); return o; })];
+/** The same corpus as v1 (where it converts), plus what only v1 can get wrong: the discriminator, an empty retention. */
+const v1Inputs: unknown[] = [
+  ...alphaInputs.flatMap((o) => { try { return [toV1(o as BackupSchedule)]; } catch { return []; } }),
+  ...[{ type: 'Etcd', persistentVolumeClaim: { claimName: 'x' } }, { type: 'PersistentVolumeClaim', etcd: { endpoints: ['https://e:1'] } }, { type: 'Etcd' }].map((source) => ({ spec: { source } })),
+  ...[{}, { keepDaily: 1 }, { keepWeekly: 2, keepMonthly: 3 }].map((retention) => ({ spec: { retention } })),
+];
+
+describe.each([
+  ['v1alpha1', backupScheduleSchema, CEL_RULES, alphaInputs],
+  ['v1', backupScheduleV1Schema, CEL_RULES_V1, v1Inputs],
+] as const)('the %s CEL rules re-implemented in TypeScript', (_version, schema: SchemaNode, rules: readonly CelRule[], inputs: readonly unknown[]) => {
   it('match the x-kubernetes-validations of the schema one to one', () => {
-    const fromSchema = schemaRules(backupScheduleSchema).map(({ path, rule, message, fieldPath }) => ({ path, rule, message, fieldPath }));
-    const mirrored = CEL_RULES.map(({ path, rule, message, fieldPath }) => ({ path: [...path], rule, message, fieldPath }));
+    const fromSchema = schemaRules(schema).map(({ path, rule, message, fieldPath }) => ({ path, rule, message, fieldPath }));
+    const mirrored = rules.map(({ path, rule, message, fieldPath }) => ({ path: [...path], rule, message, fieldPath }));
     expect(mirrored).toEqual(fromSchema);
   });
 
-  const inputs = [validSchedule(), ...INVALID_CASES.map((c) => { const o = validSchedule(); c.mutate(o); return o; })];
-  it.each(CEL_RULES.map((r) => [r.message, r] as const))('agree with a CEL interpreter on the corpus: %s', (_m, rule) => {
+  it.each(rules.map((r) => [r.message, r] as const))('agree with a CEL interpreter on the corpus: %s', (_m, rule) => {
     let evaluated = 0;
     for (const input of inputs) {
       const value = at(input, rule.path);

@@ -2,7 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { validateSchema } from '../../imports/backupschedule-validator.js';
-import { compileSchemaValidator, GENERATED_VALIDATOR_PATH, generateSchemaValidator } from '../../src/api/schema-validator.ts';
+import { compileSchemaValidator, GENERATED_V1_VALIDATOR_PATH, GENERATED_VALIDATOR_PATH, generateSchemaValidator } from '../../src/api/schema-validator.ts';
+import { V1_SOURCE } from '../../src/api/generate-types.ts';
+import { backupScheduleV1Schema } from '../../src/api/schema-v1.ts';
 import { INVALID_CASES, validSchedule } from './invalid-cases.ts';
 
 const fresh = compileSchemaValidator().validate;
@@ -13,6 +15,12 @@ describe(`the precompiled schema validator (${GENERATED_VALIDATOR_PATH})`, () =>
     const { js, dts } = generateSchemaValidator();
     expect(readFileSync(GENERATED_VALIDATOR_PATH, 'utf8') === js, `${GENERATED_VALIDATOR_PATH} is stale: run \`npm run import\``).toBe(true);
     expect(readFileSync(GENERATED_VALIDATOR_PATH.replace(/\.js$/, '.d.ts'), 'utf8')).toBe(dts);
+  });
+
+  it(`and ${GENERATED_V1_VALIDATOR_PATH} is what it generates from the v1 schema`, () => {
+    const { js, dts } = generateSchemaValidator(backupScheduleV1Schema, V1_SOURCE);
+    expect(readFileSync(GENERATED_V1_VALIDATOR_PATH, 'utf8') === js, `${GENERATED_V1_VALIDATOR_PATH} is stale: run \`npm run import\``).toBe(true);
+    expect(readFileSync(GENERATED_V1_VALIDATOR_PATH.replace(/\.js$/, '.d.ts'), 'utf8')).toBe(dts);
   });
 
   const corpus = [

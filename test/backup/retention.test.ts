@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { backupFileName, formatStamp, parseBackupName } from '../../src/backup/backup-names.ts';
-import { planRetention } from '../../src/backup/retention.ts';
+import { isoWeek, planRetention, type RetentionPolicy } from '../../src/backup/retention.ts';
 
 const day = (d: number): number => Date.UTC(2026, 0, d, 2, 0, 0);
 
@@ -38,29 +38,141 @@ describe('planRetention', () => {
 
   it('deletes the oldest of its own backups beyond keepLast, each with its sidecar, oldest first', () => {
     const files = [...own, ...own.map((f) => `${f}.sha256`)];
-    const plan = planRetention({ files, schedule: 'nightly', keepLast: 3, justWritten: own[4]! });
+    const plan = planRetention({ files, schedule: 'nightly', policy: { keepLast: 3 }, justWritten: own[4]! });
     expect(plan.delete).toEqual([own[0], `${own[0]}.sha256`, own[1], `${own[1]}.sha256`]);
     expect(plan.keep).toEqual([own[4], own[3], own[2]]);
   });
 
   it('never touches another schedule, even one whose name extends this one', () => {
     const others = [backupFileName('nightly-extra', day(1), 'etcd-snapshot'), backupFileName('nightly.eu', day(1), 'volume-archive'), 'nightly.lock', 'README'];
-    const plan = planRetention({ files: [...own, ...others], schedule: 'nightly', keepLast: 1, justWritten: own[4]! });
+    const plan = planRetention({ files: [...own, ...others], schedule: 'nightly', policy: { keepLast: 1 }, justWritten: own[4]! });
     expect(plan.delete).toEqual(own.slice(0, 4));
   });
 
   it('never deletes the backup just written, even when a clock step makes it look older than the others', () => {
     const justWritten = backupFileName('nightly', day(0), 'etcd-snapshot');
-    const plan = planRetention({ files: [...own, justWritten], schedule: 'nightly', keepLast: 2, justWritten });
+    const plan = planRetention({ files: [...own, justWritten], schedule: 'nightly', policy: { keepLast: 2 }, justWritten });
     expect(plan.delete).not.toContain(justWritten);
     expect(plan.keep).toEqual([justWritten, own[4]]);
   });
 
   it('keeps everything while there are no more than keepLast backups', () => {
-    expect(planRetention({ files: own, schedule: 'nightly', keepLast: 5, justWritten: own[4]! }).delete).toEqual([]);
+    expect(planRetention({ files: own, schedule: 'nightly', policy: { keepLast: 5 }, justWritten: own[4]! }).delete).toEqual([]);
   });
 
   it.each([0, -1, 1.5, Number.NaN])('rejects keepLast %s', (keepLast) => {
-    expect(() => planRetention({ files: own, schedule: 'nightly', keepLast, justWritten: own[4]! })).toThrow(/keepLast: must be an integer >= 1/);
+    expect(() => planRetention({ files: own, schedule: 'nightly', policy: { keepLast }, justWritten: own[4]! })).toThrow(/keepLast: must be an integer >= 1/);
+  });
+});
+
+/** The planner before grandfather-father-son rules existed (keep-last only), as the reference it must still match. */
+function keepLastBefore(files: readonly string[], schedule: string, keepLast: number, justWritten: string): { delete: string[]; keep: string[] } {
+  const own = files
+    .map(parseBackupName)
+    .filter((n) => n !== undefined && n.schedule === schedule && n.file !== justWritten)
+    .map((n) => n!)
+    .sort((a, b) => b.time - a.time || (a.file < b.file ? 1 : -1));
+  const toDelete: string[] = [];
+  for (const { file } of own.slice(keepLast - 1).reverse()) {
+    toDelete.push(file);
+    if (files.includes(`${file}.sha256`)) toDelete.push(`${file}.sha256`);
+  }
+  return { delete: toDelete, keep: [justWritten, ...own.slice(0, keepLast - 1).map((n) => n.file)] };
+}
+
+const HOUR = 3_600_000;
+const at = (iso: string): string => backupFileName('gfs', Date.parse(iso), 'volume-archive');
+
+describe('planRetention with grandfather-father-son rules (restic forget semantics, UTC)', () => {
+  it.each([
+    ['2026-01-01T00:00:00Z', 202601], // a Thursday: week 1
+    ['2027-01-01T12:00:00Z', 202653], // a Friday: the last week of 2026, which has 53
+    ['2024-12-30T00:00:00Z', 202501], // a Monday: week 1 of the next ISO year
+    ['2026-11-29T23:59:59Z', 202648], // a Sunday ends its week
+    ['2026-11-30T00:00:00Z', 202649], // the Monday after starts the next
+  ])('puts %s in ISO week %i, like Go time.ISOWeek', (iso, week) => {
+    expect(isoWeek(Date.parse(iso))).toBe(week);
+  });
+
+  it('keeps the newest backup of each of the N newest days, weeks and months, and the oldest while counts are left', () => {
+    // One backup at 02:00 and 14:00 every day from 2026-10-01 to 2026-11-30.
+    const times: string[] = [];
+    for (let t = Date.parse('2026-10-01T02:00:00Z'); t <= Date.parse('2026-11-30T14:00:00Z'); t += 12 * HOUR) times.push(new Date(t).toISOString().replace('.000', ''));
+    const files = times.map(at);
+    const justWritten = files.at(-1)!;
+    const kept = (policy: RetentionPolicy): readonly string[] => planRetention({ files, schedule: 'gfs', policy, justWritten }).keep;
+    expect(kept({ keepDaily: 3 })).toEqual([at('2026-11-30T14:00:00Z'), at('2026-11-29T14:00:00Z'), at('2026-11-28T14:00:00Z')]);
+    // Weeks start on Monday: 30 Nov is a Monday, 29 Nov the Sunday closing the week before.
+    expect(kept({ keepWeekly: 3 })).toEqual([at('2026-11-30T14:00:00Z'), at('2026-11-29T14:00:00Z'), at('2026-11-22T14:00:00Z')]);
+    expect(kept({ keepMonthly: 2 })).toEqual([at('2026-11-30T14:00:00Z'), at('2026-10-31T14:00:00Z')]);
+    // Three months asked, two present: the oldest backup is kept as well (restic ≥ 0.14).
+    expect(kept({ keepMonthly: 3 })).toEqual([at('2026-11-30T14:00:00Z'), at('2026-10-31T14:00:00Z'), at('2026-10-01T02:00:00Z')]);
+    // Rules combine: kept by any rule is kept; the last two are the two newest runs.
+    expect(kept({ keepLast: 2, keepDaily: 2, keepMonthly: 2 })).toEqual([at('2026-11-30T14:00:00Z'), at('2026-11-30T02:00:00Z'), at('2026-11-29T14:00:00Z'), at('2026-10-31T14:00:00Z')]);
+  });
+
+  it('takes days in UTC, not in any local zone', () => {
+    const files = [at('2026-11-29T23:30:00Z'), at('2026-11-30T00:30:00Z')];
+    expect(planRetention({ files, schedule: 'gfs', policy: { keepDaily: 1 }, justWritten: files[1]! }).delete).toEqual([files[0]]);
+  });
+
+  it('counts the backup just written as the newest even when a clock step dated it earlier', () => {
+    const files = [at('2026-11-28T02:00:00Z'), at('2026-11-29T02:00:00Z'), at('2026-11-01T02:00:00Z')];
+    const plan = planRetention({ files, schedule: 'gfs', policy: { keepDaily: 2 }, justWritten: files[2]! });
+    expect(plan.keep).toEqual([files[2], files[1]]);
+  });
+
+  it.each([
+    [{}, /at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set/],
+    [{ keepDaily: 0 }, /keepDaily: must be an integer >= 1, got 0/],
+    [{ keepLast: 2, keepMonthly: 1.5 }, /keepMonthly: must be an integer >= 1, got 1.5/],
+  ])('rejects the policy %j naming the rule', (policy, message) => {
+    expect(() => planRetention({ files: [], schedule: 'gfs', policy, justWritten: at('2026-11-30T00:00:00Z') })).toThrow(message);
+  });
+
+  const backups = fc.uniqueArray(fc.integer({ min: Date.parse('2025-01-01T00:00:00Z') / 1000, max: Date.parse('2027-12-31T00:00:00Z') / 1000 }), { minLength: 1, maxLength: 60 });
+  const count = fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined });
+  const policies = fc
+    .record({ keepLast: count, keepDaily: count, keepWeekly: count, keepMonthly: count })
+    .map((p) => Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)) as RetentionPolicy)
+    .filter((p) => Object.keys(p).length > 0);
+
+  it('with keep-last alone decides exactly as the keep-last planner before it', () => {
+    fc.assert(
+      fc.property(backups, fc.integer({ min: 1, max: 70 }), fc.boolean(), (seconds, keepLast, sidecars) => {
+        const own = seconds.map((s) => backupFileName('nightly', s * 1000, 'etcd-snapshot'));
+        const files = [...own, ...(sidecars ? own.map((f) => `${f}.sha256`) : []), backupFileName('other', seconds[0]! * 1000, 'etcd-snapshot')];
+        const justWritten = own[own.length - 1]!;
+        expect(planRetention({ files, schedule: 'nightly', policy: { keepLast }, justWritten })).toEqual(keepLastBefore(files, 'nightly', keepLast, justWritten));
+      }),
+    );
+  });
+
+  it('keeps exactly the newest backup of each of the N newest buckets per rule, plus the oldest when a rule has counts left', () => {
+    const buckets: Record<keyof RetentionPolicy, (t: number) => string> = {
+      keepLast: (t) => String(t),
+      keepDaily: (t) => new Date(t).toISOString().slice(0, 10),
+      keepWeekly: (t) => String(isoWeek(t)),
+      keepMonthly: (t) => new Date(t).toISOString().slice(0, 7),
+    };
+    fc.assert(
+      fc.property(backups, policies, (seconds, policy) => {
+        const times = [...seconds].sort((a, b) => b - a).map((s) => s * 1000);
+        const files = times.map((t) => backupFileName('gfs', t, 'volume-archive'));
+        const plan = planRetention({ files, schedule: 'gfs', policy, justWritten: files[0]! });
+        // The definition, set-wise: for each rule, the newest time of each bucket, the N newest buckets.
+        const expected = new Set<string>();
+        for (const [rule, n] of Object.entries(policy) as [keyof RetentionPolicy, number][]) {
+          const newestOfBucket = new Map<string, number>();
+          for (const t of times) if (!newestOfBucket.has(buckets[rule](t))) newestOfBucket.set(buckets[rule](t), t);
+          for (const t of [...newestOfBucket.values()].slice(0, n)) expected.add(backupFileName('gfs', t, 'volume-archive'));
+          if (newestOfBucket.size < n) expected.add(files.at(-1)!);
+        }
+        expect(new Set(plan.keep)).toEqual(expected);
+        expect([...plan.keep, ...plan.delete].sort()).toEqual([...files].sort());
+        expect(plan.keep.length).toBeLessThanOrEqual(Object.values(policy).reduce((a, b) => a + b, 0));
+        expect(plan.keep[0]).toBe(files[0]);
+      }),
+    );
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { EXIT_INCOMPLETE, EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
+import type { RetentionPolicy } from '../../src/backup/retention.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 
 function setup(): { source: string; destination: string; lines: Record<string, unknown>[]; logger: pino.Logger } {
@@ -20,7 +21,7 @@ function setup(): { source: string; destination: string; lines: Record<string, u
   return { source, destination, lines, logger };
 }
 
-const command = (source: string, destination: string) => ({ kind: 'run', source: { kind: 'pvc', sourceDir: source }, destinationDir: destination, keepLast: 1, schedule: 'pg', namespace: 'db' }) as const;
+const command = (source: string, destination: string, retention: RetentionPolicy = { keepLast: 1 }) => ({ kind: 'run', source: { kind: 'pvc', sourceDir: source }, destinationDir: destination, retention, schedule: 'pg', namespace: 'db' }) as const;
 
 describe('runBackup (volume)', () => {
   it('exits 3 and keeps older backups when a file changes while it is archived; the archive is still written and verified', async () => {
@@ -45,5 +46,14 @@ describe('runBackup (volume)', () => {
     expect(code).toBe(EXIT_OK);
     expect(readdirSync(destination).sort()).toEqual(['pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
     expect(lines.at(-1)).toMatchObject({ exitCode: 0, pruned: ['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz'] });
+  });
+
+  it('prunes by the grandfather-father-son rules it is given: monthly keeps the newest of each month', async () => {
+    const { source, destination, lines, logger } = setup();
+    const code = await runBackup(command(source, destination, { keepMonthly: 2 }), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)) });
+    expect(code).toBe(EXIT_OK);
+    // November (the new one) and January's newest (the 2nd) stay; the 1st of January goes.
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
+    expect(lines.at(-1)).toMatchObject({ exitCode: 0, pruned: ['pg-20260101T000000Z.tar.gz'] });
   });
 });

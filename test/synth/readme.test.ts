@@ -15,6 +15,10 @@ describe('README.md', () => {
     expect(README.includes(renderApiReference()), 'README API reference is stale: run `npm run import`').toBe(true);
   });
 
+  it('holds the current v1 API reference (run `npm run import` if not)', () => {
+    expect(README.includes(renderApiReference('v1')), 'README v1 API reference is stale: run `npm run import`').toBe(true);
+  });
+
   it('documents every dependency of package.json', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Record<string, Record<string, string>>;
     const names = [...Object.keys(pkg['dependencies'] ?? {}), ...Object.keys(pkg['devDependencies'] ?? {})].filter((n) => n !== '@types/node');

@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GENERATED_TYPES_PATH, generateTypes } from '../../src/api/generate-types.ts';
+import { GENERATED_TYPES_PATH, GENERATED_V1_TYPES_PATH, generateTypes, V1_SOURCE } from '../../src/api/generate-types.ts';
+import { backupScheduleV1Schema } from '../../src/api/schema-v1.ts';
 import { synthesize } from '../../src/manifests/index.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -20,6 +21,11 @@ describe('committed generated files', () => {
   it(`${GENERATED_TYPES_PATH} matches the schema (run \`npm run import\` if not)`, async () => {
     const committed = readFileSync(join(ROOT, GENERATED_TYPES_PATH), 'utf8');
     expect(committed === (await generateTypes()), `${GENERATED_TYPES_PATH} is stale: run \`npm run import\``).toBe(true);
+  });
+
+  it(`${GENERATED_V1_TYPES_PATH} matches the v1 schema (run \`npm run import\` if not)`, async () => {
+    const committed = readFileSync(join(ROOT, GENERATED_V1_TYPES_PATH), 'utf8');
+    expect(committed === (await generateTypes(backupScheduleV1Schema, V1_SOURCE)), `${GENERATED_V1_TYPES_PATH} is stale: run \`npm run import\``).toBe(true);
   });
 
   describe('dist/', () => {

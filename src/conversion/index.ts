@@ -1,0 +1,18 @@
+/** Conversion between the BackupSchedule API versions, and the conversion webhook's ConversionReview contract. Pure. */
+export {
+  convertBackupSchedule,
+  ConversionError,
+  CONVERTIBLE_VERSIONS,
+  KEEP_LAST_MAX,
+  RETENTION_ANNOTATION,
+  toV1,
+  toV1alpha1,
+} from './backupschedule-conversion.ts';
+export {
+  CONVERSION_REVIEW_VERSIONS,
+  handleConversionReview,
+  type ConversionRequest,
+  type ConversionResponse,
+  type ConversionResult,
+  type ConversionReview,
+} from './conversion-review.ts';
