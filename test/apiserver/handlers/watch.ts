@@ -51,13 +51,31 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   const inScope = (obj: KubeObject | undefined): boolean =>
     obj !== undefined && (namespace === undefined || obj.metadata.namespace === namespace) && (!predicate || predicate(obj));
 
-  const write = (type: string, obj: KubeObject, raw?: string): void => {
+  const emit = (type: string, obj: KubeObject, raw?: string): void => {
     if (res.writableEnded) return;
     if (asTable && type !== 'BOOKMARK') {
       res.write(`{"type":"${type}","object":${JSON.stringify(toTable(r.type, [present(r.type, obj)], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', ctx.clock.now()))}}\n`);
       return;
     }
     res.write(`{"type":"${type}","object":${raw ?? JSON.stringify(present(r.type, obj))}}\n`);
+  };
+  // A custom resource stored in another version is converted for this watcher; while a conversion is
+  // pending, later events queue behind it so the stream keeps resourceVersion order.
+  const target = apiVersionOf(type);
+  let chain: Promise<void> = Promise.resolve();
+  let pending = 0;
+  const write = (evType: string, obj: KubeObject, raw?: string): void => {
+    if (pending === 0 && (evType === 'BOOKMARK' || !ctx.converter.needs(type, obj, target))) return emit(evType, obj, raw);
+    pending++;
+    chain = chain
+      .then(async () => {
+        if (res.writableEnded) return;
+        const shown = evType === 'BOOKMARK' ? obj : (await ctx.converter.convert(type, [obj], target))[0]!;
+        emit(evType, shown);
+      })
+      // kube's watch cache fails to decode the event, restarts and ends every watcher of the version.
+      .catch(() => finish())
+      .finally(() => void pending--);
   };
   const bookmark = (annotations?: Record<string, string>): void => {
     write('BOOKMARK', { kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(ctx.storage.resourceVersion), ...(annotations ? { annotations } : {}) } });
