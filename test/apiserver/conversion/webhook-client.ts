@@ -4,6 +4,7 @@
  * (the system roots without one), and a POST of the review with kube's 30 s timeout.
  */
 import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 
 /** `spec.conversion.webhook.clientConfig`. */
@@ -59,7 +60,8 @@ export function postReview(target: WebhookTarget, caBundle: string | undefined, 
       {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.length },
-        servername: target.serverName,
+        // SNI carries DNS names only (RFC 6066); the identity check below covers IP SANs.
+        ...(isIP(target.serverName) ? {} : { servername: target.serverName }),
         ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}),
         timeout: timeoutMs,
         // The certificate must name the service (or the URL's host), even though we dial loopback.
