@@ -1,4 +1,4 @@
-import { statusErrors } from '../../../src/kube/api-status-error.ts';
+import { isConflict, statusErrors } from '../../../src/kube/api-status-error.ts';
 import type { KubeObject, StatusCause } from '../../../src/kube/object.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { parseBody, readBody, sendJson } from '../http-io.ts';
@@ -127,9 +127,24 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   const subresource = r.info.subresource ? { subresource: r.info.subresource } : {};
   if (r.info.subresource === 'scale') return writeScale(ctx, r, { patch, contentType }, { ...opts, ...updateManager(r) });
   if (contentType === 'application/apply-patch+yaml') return applyPatch(ctx, r, patch, opts);
-  const stored = ctx.store.get(r.type, r.namespace, name);
-  const known = writeNeedsConversion(ctx, r.type, stored) ? await readCurrent(ctx, r.type, r.namespace, name) : undefined;
-  const current = known?.current ?? stored;
+  const patchOpts = { ...opts, ...updateManager(r), ...subresource };
+  for (let attempt = 1; ; attempt++) {
+    const stored = ctx.store.get(r.type, r.namespace, name);
+    const known = writeNeedsConversion(ctx, r.type, stored) ? await readCurrent(ctx, r.type, r.namespace, name) : undefined;
+    const { obj, preconditioned } = patched(r, contentType, patch, known?.current ?? stored);
+    try {
+      const result = known ? await convertingUpdate(ctx, r.type, r.namespace, name, obj, patchOpts, known) : ctx.store.update(r.type, r.namespace, name, obj, patchOpts);
+      return sendObject(ctx, r, 200, result.object, result.warnings);
+    } catch (err) {
+      // Another write got in while the webhook converted: like kube's GuaranteedUpdate, a patch without
+      // a resourceVersion is applied again to the newer object.
+      if (!known || preconditioned || attempt >= 5 || !isConflict(err)) throw err;
+    }
+  }
+}
+
+/** The object a non-apply patch makes of `current`; `preconditioned` when the patch asks for a resourceVersion `current` does not have. */
+function patched(r: ResourceRequest, contentType: string, patch: unknown, current: KubeObject): { obj: KubeObject; preconditioned: boolean } {
   let next: unknown;
   try {
     switch (contentType) {
@@ -155,11 +170,11 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   if (next === null || typeof next !== 'object' || Array.isArray(next)) fail(serverErrors.patchRejected());
   const obj = next as KubeObject;
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
-  // A patch without resourceVersion applies to the current object; one with it is a precondition.
-  if (obj.metadata.resourceVersion === undefined || obj.metadata.resourceVersion === null) obj.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
-  const patchOpts = { ...opts, ...updateManager(r), ...subresource };
-  const result = known ? await convertingUpdate(ctx, r.type, r.namespace, name, obj, patchOpts, known) : ctx.store.update(r.type, r.namespace, name, obj, patchOpts);
-  sendObject(ctx, r, 200, result.object, result.warnings);
+  // A patch without resourceVersion applies to the current object; one with it is a precondition
+  // (which an object newer than the patch's version fails, also on a retry).
+  const rv = obj.metadata.resourceVersion;
+  if (rv === undefined || rv === null) obj.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
+  return { obj, preconditioned: rv !== undefined && rv !== null && rv !== current.metadata.resourceVersion };
 }
 
 /**

@@ -120,6 +120,29 @@ describe('a conversion webhook given as a Service', () => {
     expect(after.body.spec).toEqual({ paint: { color: 'red' }, size: 1 });
   });
 
+  it('applies a v1 patch again when a v1alpha1 write lands while the webhook converts, and keeps a preconditioned patch a 409', async () => {
+    const path = (v: string): string => `/apis/${group}/${v}/namespaces/conv/gadgets/a`;
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const seen = webhook.reviews.length;
+    const release = webhook.hold();
+    const slow = api('PATCH', path('v1'), JSON.stringify({ spec: { size: 5 } }), merge);
+    while (webhook.reviews.length === seen) await new Promise((r) => setImmediate(r));
+    expect((await api('PATCH', path('v1alpha1'), JSON.stringify({ spec: { color: 'blue' } }), merge)).status).toBe(200);
+    release();
+    const res = await slow;
+    expect(res.status).toBe(200);
+    expect(res.body.spec).toEqual({ paint: { color: 'blue' }, size: 5 });
+
+    const rv = (await api('GET', path('v1alpha1'))).body.metadata.resourceVersion as string;
+    const hold = webhook.hold();
+    const pinned = api('PATCH', path('v1'), JSON.stringify({ metadata: { resourceVersion: rv }, spec: { size: 6 } }), merge);
+    const before = webhook.reviews.length;
+    while (webhook.reviews.length === before) await new Promise((r) => setImmediate(r));
+    expect((await api('PATCH', path('v1alpha1'), JSON.stringify({ spec: { color: 'red' } }), merge)).status).toBe(200);
+    hold();
+    expect((await pinned).status).toBe(409);
+  });
+
   it('refuses a serving certificate that does not name <service>.<namespace>.svc', async () => {
     server.registerService('conv', 'other-name', 8443, `127.0.0.1:${webhook.port}`);
     const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${group}`;

@@ -51,6 +51,8 @@ export interface ConversionWebhook {
   readonly port: number;
   mode: WebhookMode;
   readonly reviews: ReceivedReview[];
+  /** Holds every answer until the returned function is called (to let another write in meanwhile). */
+  hold(): () => void;
   /** Stops listening (a later call to it is refused: a webhook that is down). */
   stop(): Promise<void>;
 }
@@ -93,14 +95,15 @@ export async function startConversionWebhook(host = webhookHost() ?? '127.0.0.1'
   const tls = await makeCerts(dir, host);
   rmSync(dir, { recursive: true, force: true });
   const reviews: ReceivedReview[] = [];
-  const hook = { mode: 'convert' as WebhookMode };
+  const hook = { mode: 'convert' as WebhookMode, gate: Promise.resolve() };
   const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: { uid: string; desiredAPIVersion: string; objects: Obj[] } };
       const { uid, desiredAPIVersion, objects } = review.request;
       reviews.push({ apiVersion: review.apiVersion, uid, desiredAPIVersion, objects });
+      await hook.gate;
       const ok = hook.mode !== 'fail';
       let converted = objects.map((o) => convertGadget(o, desiredAPIVersion));
       if (hook.mode === 'drop-objects') converted = [];
@@ -131,6 +134,14 @@ export async function startConversionWebhook(host = webhookHost() ?? '127.0.0.1'
       hook.mode = m;
     },
     reviews,
+    hold: () => {
+      let release = (): void => {};
+      hook.gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        hook.gate = Promise.resolve();
+        release();
+      };
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
