@@ -143,6 +143,22 @@ describe('a conversion webhook given as a Service', () => {
     expect((await pinned).status).toBe(409);
   });
 
+  it('refuses a serving certificate the caBundle does not sign', async () => {
+    const stranger = await startConversionWebhook('gadget-webhook.conv.svc');
+    await stranger.stop();
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${group}`;
+    const crd = (await api('GET', crdPath)).body;
+    crd.spec.conversion.webhook.clientConfig.caBundle = stranger.caBundle;
+    expect((await api('PUT', crdPath, crd)).status).toBe(200);
+    const res = await api('GET', `/apis/${group}/v1/namespaces/conv/gadgets/a`);
+    expect(res.status).toBe(500);
+    expect(res.body.message).toMatch(/failed: Post "https:\/\/gadget-webhook\.conv\.svc:8443\/convert\?timeout=30s": .*certificate/);
+    crd.spec.conversion.webhook.clientConfig.caBundle = webhook.caBundle;
+    crd.metadata.resourceVersion = (await api('GET', crdPath)).body.metadata.resourceVersion;
+    expect((await api('PUT', crdPath, crd)).status).toBe(200);
+    expect((await api('GET', `/apis/${group}/v1/namespaces/conv/gadgets/a`)).status).toBe(200);
+  });
+
   it('refuses a serving certificate that does not name <service>.<namespace>.svc', async () => {
     server.registerService('conv', 'other-name', 8443, `127.0.0.1:${webhook.port}`);
     const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${group}`;
