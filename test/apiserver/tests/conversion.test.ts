@@ -143,6 +143,22 @@ describe('a conversion webhook given as a Service', () => {
     expect((await pinned).status).toBe(409);
   });
 
+  it('ends a v1 watch when an event cannot be converted, as kube\'s restarting watch cache does', async () => {
+    const path = `/apis/${group}/v1/namespaces/conv/gadgets`;
+    const rv = (await api('GET', `/apis/${group}/v1alpha1/namespaces/conv/gadgets/a`)).body.metadata.resourceVersion as string;
+    const res = await fetch(`${server.url}${path}?watch=1&resourceVersion=${rv}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+    expect(res.status).toBe(200);
+    webhook.mode = 'fail';
+    try {
+      const merge = { 'content-type': 'application/merge-patch+json' };
+      expect((await api('PATCH', `/apis/${group}/v1alpha1/namespaces/conv/gadgets/a`, JSON.stringify({ spec: { size: 9 } }), merge)).status).toBe(200);
+      // The stream ends (no event line): reading it to the end resolves.
+      expect(await res.text()).toBe('');
+    } finally {
+      webhook.mode = 'convert';
+    }
+  });
+
   it('refuses a serving certificate the caBundle does not sign', async () => {
     const stranger = await startConversionWebhook('gadget-webhook.conv.svc');
     await stranger.stop();
