@@ -4,6 +4,7 @@
  * stored and how versions convert (None or a webhook) is the test's choice.
  */
 import type { ApiClient } from './http-client.ts';
+import { until } from './widget-crd.ts';
 
 /** The versions of a Gadget. */
 export type GadgetVersion = 'v1alpha1' | 'v1';
@@ -72,21 +73,13 @@ export interface Gadgets {
   body(version: GadgetVersion, name: string, color: string): Record<string, unknown>;
 }
 
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await probe())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Creates (or replaces the spec of) the CRD and waits until every listed version answers. */
 export async function installGadgets(api: ApiClient, group: string, options: GadgetCrdOptions): Promise<Gadgets> {
   const crdName = `gadgets.${group}`;
   const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`;
   const res = await api.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', gadgetCrd(group, options));
   if (res.status !== 201) throw new Error(`creating CRD ${crdName}: HTTP ${res.status} ${res.text}`);
-  for (const v of options.versions ?? ['v1alpha1', 'v1']) await until(async () => (await api.get(`/apis/${group}/${v}/gadgets?limit=1`)).status === 200, `${crdName} ${v} served`);
+  for (const v of options.versions ?? ['v1alpha1', 'v1']) await until(async () => (await api.get(`/apis/${group}/${v}/gadgets?limit=1`)).status === 200, `${crdName} ${v} served`, 15_000);
   return {
     group,
     crdName,
