@@ -134,7 +134,8 @@ export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, v
     .filter(([g]) => (core ? g === '' : g !== ''))
     .map(([group, versions]) => ({
       metadata: { name: group, creationTimestamp: null },
-      versions: versions.map((version) => ({ version, resources: registry.inGroupVersion(group, version).map(discoveryResource), freshness: 'Current' })),
+      // The first version is the preferred one to clients of aggregated discovery.
+      versions: [...versions].sort(compareKubeVersions).map((version) => ({ version, resources: registry.inGroupVersion(group, version).map(discoveryResource), freshness: 'Current' })),
     }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }
