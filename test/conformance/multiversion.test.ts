@@ -107,6 +107,22 @@ describe('status.storedVersions', () => {
     await eventually(async () => ((await api.get(`/apis/${g.group}/v1alpha1/gadgets`)).status === 404 ? true : undefined), 10_000);
   });
 
+  it('rewrites an object stored in the old version on an unchanged update (storage migration), and skips the next one', async () => {
+    const { api } = cluster();
+    const g = await install('v1alpha1');
+    const ns = await cluster().namespace('mv');
+    must(await api.post(g.path('v1alpha1', ns), g.body('v1alpha1', 'm', 'red')), 201);
+    const crd = must(await api.get(g.crdPath), 200);
+    must(await api.put(g.crdPath, { ...gadgetCrd(g.group, { storage: 'v1', conversion: { strategy: 'None' } }), metadata: crd.metadata }), 200);
+    const before = must(await api.get(g.path('v1', ns, 'm')), 200);
+    // Same content, but the stored bytes are v1alpha1: the update writes them as v1.
+    const migrated = must(await api.put(g.path('v1', ns, 'm'), before), 200);
+    expect(migrated.metadata.resourceVersion).not.toBe(before.metadata.resourceVersion);
+    expect(migrated.metadata.generation).toBe(before.metadata.generation);
+    const again = must(await api.put(g.path('v1', ns, 'm'), migrated), 200);
+    expect(again.metadata.resourceVersion).toBe(migrated.metadata.resourceVersion);
+  });
+
   it('refuses a Webhook conversion whose conversionReviewVersions has no version the server speaks', async () => {
     const { api } = cluster();
     const group = `m${rand()}.fixtures.example.com`;

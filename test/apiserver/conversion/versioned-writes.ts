@@ -66,8 +66,9 @@ export async function convertingUpdate(
 ): Promise<WriteResult> {
   const { stored: old, current } = known ?? (await readCurrent(ctx, type, namespace, name));
   const dry = ctx.store.update(type, namespace, name, body, { ...opts, dryRun: true, current });
-  // A no-op update answers the current object without writing (kube compares the encoded bytes).
-  if (dry.object === current) return dry;
+  // kube skips a write whose encoding equals the stored bytes: a no-op update of an object already in the
+  // storage version. One stored in an older version is rewritten in the current one (storage migration).
+  if (dry.object === current && old.apiVersion === ctx.converter.storageApiVersion(type)) return dry;
   const next = await toStorage(ctx, type, dry.object);
   if (opts.dryRun) return { ...dry, object: await oneToRequestVersion(ctx, type, next) };
   const gr = groupResourceKey(type.group, type.resource);

@@ -119,7 +119,7 @@ export async function handleList(ctx: ServerContext, r: ResourceRequest): Promis
     }
   }
   all ??= ctx.storage.list(gr, ns);
-  const items: KubeObject[] = [];
+  let items: KubeObject[] = [];
   let i = 0;
   if (start) while (i < all.length && keyOf(all[i] as KubeObject) < start) i++;
   let more = false;
@@ -135,7 +135,7 @@ export async function handleList(ctx: ServerContext, r: ResourceRequest): Promis
     lastKey = keyOf(obj);
   }
   // Custom resources stored in another version are converted, all in one review (kube: one per item).
-  if (r.type.custom) items.splice(0, items.length, ...(await toRequestVersion(ctx, r.type, items)));
+  if (r.type.custom) items = await toRequestVersion(ctx, r.type, items);
   const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
   if (more) {
     metadata['continue'] = encodeContinue(listRv, lastKey);
