@@ -206,6 +206,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     resume: controls.resume,
     stop: async () => {
       gc.stop();
+      converter.close();
       controls.resume();
       storage.hub.closeAll();
       await new Promise<void>((resolve) => {

@@ -13,7 +13,7 @@ import { apiVersionOf, type ResourceType } from '../resource-type.ts';
 import { defaultCustomResource, pruneCustomResource, type JSONSchemaProps } from '../schema/index.ts';
 import type { Storage } from '../storage.ts';
 import { acceptConverted, buildReview, convertedObjectsOf } from './conversion-review.ts';
-import { postReview, resolveTarget, type ServiceResolver, type WebhookClientConfig } from './webhook-client.ts';
+import { postReview, resolveTarget, WebhookAgents, type ServiceResolver, type WebhookClientConfig } from './webhook-client.ts';
 
 const CRD_GR = 'apiextensions.k8s.io/customresourcedefinitions';
 
@@ -32,6 +32,7 @@ export function conversionFailure(message: string): StatusBody {
 export class CustomResourceConverter {
   readonly #storage: Storage;
   readonly #resolve: ServiceResolver;
+  readonly #agents = new WebhookAgents();
 
   constructor(storage: Storage, resolve: ServiceResolver) {
     this.#storage = storage;
@@ -41,6 +42,11 @@ export class CustomResourceConverter {
   #spec(type: ResourceType): CrdConversionSpec {
     const crd = this.#storage.get(CRD_GR, '', type.custom?.crdName ?? '');
     return ((crd?.['spec'] as CrdConversionSpec | undefined) ?? {});
+  }
+
+  /** Closes the connections to webhooks (server stop). */
+  close(): void {
+    this.#agents.destroy();
   }
 
   /** `group/version` of the CRD's storage version (the type's own when it is not a custom resource). */
@@ -91,7 +97,8 @@ export class CustomResourceConverter {
     if (review instanceof Error) return failed(review.message);
     const target = resolveTarget(webhook?.clientConfig ?? {}, this.#resolve);
     if (target instanceof Error) return failed(target.message);
-    const outcome = await postReview(target, webhook?.clientConfig?.caBundle, review.body);
+    const caBundle = webhook?.clientConfig?.caBundle;
+    const outcome = await postReview(target, this.#agents.get(target, caBundle), review.body);
     if (!outcome.ok) return failed(outcome.error);
     const converted = convertedObjectsOf(review, outcome.body);
     if (converted instanceof Error) return failed(converted.message);

@@ -3,7 +3,7 @@
  * test maps to a loopback address since there is no cluster DNS), TLS verified with `caBundle`
  * (the system roots without one), and a POST of the review with kube's 30 s timeout.
  */
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
 
@@ -48,8 +48,40 @@ export function resolveTarget(config: WebhookClientConfig, resolve: ServiceResol
 /** Outcome of one POST: the decoded JSON answer, or the transport/HTTP error text. */
 export type PostOutcome = { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly error: string };
 
-/** POSTs `body` as JSON to the target (timeout 30 s, as kube's webhook client). */
-export function postReview(target: WebhookTarget, caBundle: string | undefined, body: unknown, timeoutMs = 30_000): Promise<PostOutcome> {
+/**
+ * Keep-alive connections per webhook endpoint and CA (kube's webhook client manager caches its REST
+ * clients likewise), so a conversion costs no TLS handshake once warm.
+ */
+export class WebhookAgents {
+  readonly #agents = new Map<string, Agent>();
+
+  /** The agent for a target trusted with `caBundle` (the system roots without one). */
+  get(target: WebhookTarget, caBundle: string | undefined): Agent {
+    const key = `${target.connectUrl.host}|${target.serverName}|${caBundle ?? ''}`;
+    let agent = this.#agents.get(key);
+    if (!agent) {
+      agent = new Agent({
+        keepAlive: true,
+        // SNI carries DNS names only (RFC 6066); the identity check below covers IP SANs.
+        ...(isIP(target.serverName) ? {} : { servername: target.serverName }),
+        ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}),
+        // The certificate must name the service (or the URL's host), even though we dial loopback.
+        checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
+      });
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** Closes every connection. */
+  destroy(): void {
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
+  }
+}
+
+/** POSTs `body` as JSON to the target through `agent` (timeout 30 s, as kube's webhook client). */
+export function postReview(target: WebhookTarget, agent: Agent, body: unknown, timeoutMs = 30_000): Promise<PostOutcome> {
   const payload = Buffer.from(JSON.stringify(body));
   const shown = `Post "${target.displayUrl}?timeout=30s"`;
   const url = new URL(target.connectUrl);
@@ -60,12 +92,8 @@ export function postReview(target: WebhookTarget, caBundle: string | undefined, 
       {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.length },
-        // SNI carries DNS names only (RFC 6066); the identity check below covers IP SANs.
-        ...(isIP(target.serverName) ? {} : { servername: target.serverName }),
-        ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}),
+        agent,
         timeout: timeoutMs,
-        // The certificate must name the service (or the URL's host), even though we dial loopback.
-        checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
       },
       (res) => {
         const chunks: Buffer[] = [];
