@@ -90,6 +90,10 @@ suite(title, () => {
     must(await api.patch(g().path('v1alpha1', ns, 'd'), { spec: { color: 'white' } }, { contentType: 'application/merge-patch+json' }), 200);
     const event = await watch.nextChange(10_000);
     expect(event).toMatchObject({ type: 'MODIFIED', object: { apiVersion: `${g().group}/v1`, spec: { paint: { color: 'white' } } } });
+    // A watch without resourceVersion starts with the current objects, converted.
+    const fresh = api.watch(g().path('v1', ns));
+    watches.push(fresh);
+    expect(await fresh.next(10_000)).toMatchObject({ type: 'ADDED', object: { apiVersion: `${g().group}/v1`, spec: { paint: { color: 'white' } } } });
   });
 
   it.each([
@@ -112,16 +116,22 @@ suite(title, () => {
     w.mode = 'convert';
   });
 
-  it('refuses a write in v1 with 500 when the webhook fails, storing nothing', async () => {
+  it('refuses a create and a delete in v1 with 500 when the webhook fails, changing nothing', async () => {
     const { api } = cluster();
     const w = hook();
     const ns = await cluster().namespace('conv');
+    must(await api.post(g().path('v1alpha1', ns), g().body('v1alpha1', 'kept', 'red')), 201);
     w.mode = 'fail';
     const res = await api.post(g().path('v1', ns), g().body('v1', 'f', 'red'));
     expect(res.status).toBe(500);
     expect(res.body.message).toContain(WEBHOOK_FAILURE_MESSAGE);
+    // The delete reads the object (converting it) before deleting.
+    const deleted = await api.delete(g().path('v1', ns, 'kept'));
+    expect(deleted.status).toBe(500);
+    expect(deleted.body.message).toContain(WEBHOOK_FAILURE_MESSAGE);
     w.mode = 'convert';
     expect((await api.get(g().path('v1alpha1', ns, 'f'))).status).toBe(404);
+    expect((await api.get(g().path('v1alpha1', ns, 'kept'))).status).toBe(200);
   });
 });
 

@@ -15,7 +15,7 @@ import { ownerReferenceAdmission } from '../owner-reference-admission.ts';
 import { authorize } from '../rbac/index.ts';
 import { rbacObjects } from '../rbac-cache.ts';
 import { requestPredicate, sendObject, sendStored } from './read.ts';
-import { convertingCreate, convertingUpdate, readCurrent, toRequestVersion, writeNeedsConversion, type KnownCurrent } from '../conversion/index.ts';
+import { convertingCreate, convertingUpdate, oneToRequestVersion, readCurrent, toRequestVersion, writeNeedsConversion, type KnownCurrent } from '../conversion/index.ts';
 import { writeScale } from './scale.ts';
 
 /**
@@ -223,6 +223,9 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions & { dryR
 /** DELETE of one object: 200 with a Success Status, or with the object when finalizers keep it. */
 export async function handleDelete(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const opts = await deleteOptions(r);
+  // kube reads (so decodes and converts) the object before deleting it: a broken webhook fails the delete.
+  const stored = storedOf(ctx, r);
+  if (stored && r.type.custom) await oneToRequestVersion(ctx, r.type, stored);
   const result = ctx.store.delete(r.type, r.namespace, r.info.pathName ?? '', opts);
   if (result.kind === 'pending') return sendStored(ctx, r, 200, result.object);
   // Kinds whose REST storage returns the deleted object (`ReturnDeletedObject`): custom resources do not.
@@ -235,8 +238,12 @@ export async function handleDeleteCollection(ctx: ServerContext, r: ResourceRequ
   const predicate = requestPredicate(r);
   const gr = groupResourceKey(r.type.group, r.type.resource);
   const items: KubeObject[] = [];
-  for (const obj of ctx.storage.list(gr, r.type.namespaced ? r.namespace : undefined)) {
-    if (predicate && !predicate(obj)) continue;
+  const matching = ctx.storage.list(gr, r.type.namespaced ? r.namespace : undefined).filter((o) => !predicate || predicate(o));
+  // Listed (so converted) before anything is deleted: a broken webhook deletes nothing.
+  if (r.type.custom) await toRequestVersion(ctx, r.type, matching);
+  for (const obj of matching) {
+    // Gone while the webhook converted.
+    if (!ctx.storage.get(gr, obj.metadata.namespace ?? '', obj.metadata.name ?? '')) continue;
     const result = ctx.store.delete(r.type, obj.metadata.namespace, obj.metadata.name ?? '', opts);
     items.push(result.object);
   }
