@@ -7,6 +7,7 @@ import type { ResourceRegistry } from './resource-registry.ts';
 import type { PrinterColumn, ResourceType } from './resource-type.ts';
 import { validateStructuralSchema, type JSONSchemaProps } from './schema/index.ts';
 import type { Storage } from './storage.ts';
+import { recordStorageVersion, validateConversion, validateStoredVersions } from './crd-versions.ts';
 
 const GROUP = 'apiextensions.k8s.io';
 const CRD_GR = `${GROUP}/customresourcedefinitions`;
@@ -33,7 +34,7 @@ interface CrdSpec {
   scope?: string;
   names?: CrdNames;
   versions?: CrdVersion[];
-  conversion?: { strategy?: string };
+  conversion?: { strategy?: string; webhook?: unknown };
 }
 
 function specOf(crd: KubeObject): CrdSpec {
@@ -120,7 +121,12 @@ export class CrdController {
         const storageVersion = (spec.versions ?? []).find((v) => v.storage)?.name;
         crd['status'] = { conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: storageVersion ? [storageVersion] : [] };
       },
-      validate: (crd) => validateCrd(crd),
+      // The storage version of a spec update joins status.storedVersions (kube PrepareForUpdate).
+      prepareUpdate: (crd, _old, subresource) => {
+        if (subresource === undefined) recordStorageVersion(crd);
+      },
+      // storedVersions and conversion are checked on create and spec updates; `/status` edits them freely.
+      validate: (crd, _old, subresource) => (subresource === 'status' ? [] : [...validateCrd(crd), ...validateConversion(crd), ...validateStoredVersions(crd)]),
       deleteFinalizers: [CLEANUP_FINALIZER],
     });
     storage.onChange((e) => {

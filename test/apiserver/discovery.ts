@@ -33,8 +33,23 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * apimachinery `CompareKubeAwareVersionStrings` as a sort: GA before beta before alpha, higher numbers
+ * first, versions that do not look like `v1beta2` last in lexical order (a CRD group's versions and
+ * its preferred version are ordered this way, not by their order in `spec.versions`).
+ */
+export function compareKubeVersions(a: string, b: string): number {
+  const ma = KUBE_VERSION.exec(a);
+  const mb = KUBE_VERSION.exec(b);
+  if (!ma || !mb) return ma ? -1 : mb ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  const rank = (m: RegExpExecArray): number => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
+  return rank(mb) - rank(ma) || Number(mb[1]) - Number(ma[1]) || Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}
+
 function groupEntry(name: string, versions: readonly string[]): Record<string, unknown> {
-  const list = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  const list = [...versions].sort(compareKubeVersions).map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
   return { name, versions: list, preferredVersion: list[0] };
 }
 
@@ -119,7 +134,8 @@ export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, v
     .filter(([g]) => (core ? g === '' : g !== ''))
     .map(([group, versions]) => ({
       metadata: { name: group, creationTimestamp: null },
-      versions: versions.map((version) => ({ version, resources: registry.inGroupVersion(group, version).map(discoveryResource), freshness: 'Current' })),
+      // The first version is the preferred one to clients of aggregated discovery.
+      versions: [...versions].sort(compareKubeVersions).map((version) => ({ version, resources: registry.inGroupVersion(group, version).map(discoveryResource), freshness: 'Current' })),
     }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }

@@ -9,6 +9,7 @@ import { stringify as toYaml } from 'yaml';
 import { realClock } from '../../src/runtime/clock.ts';
 import { TokenAuthenticator } from './auth.ts';
 import { prepareJobForCreate } from './builtins/index.ts';
+import { CustomResourceConverter } from './conversion/index.ts';
 import { CrdController } from './crd-controller.ts';
 import { versionInfo } from './discovery.ts';
 import { FaultInjector } from './faults/index.ts';
@@ -60,6 +61,12 @@ export interface TestApiServerOptions {
   readonly mutateFields?: readonly (string | FieldMutation)[];
   /** The version `/version` reports (`1.24.17`); behaviour stays that of 1.32. @default '1.32.0-kubelings-test' */
   readonly kubernetesVersion?: string;
+  /**
+   * Where conversion webhooks given as a Service are reached, since there is no cluster DNS:
+   * `{ 'ns/name:443': '127.0.0.1:9443' }`. More can be added later with {@link TestApiServer.registerService}.
+   * @default {}
+   */
+  readonly services?: Readonly<Record<string, string>>;
 }
 
 /** Options of the generated kubeconfig. */
@@ -97,6 +104,11 @@ export interface TestApiServer {
   compactHistory(): void;
   /** Ends every open watch stream. */
   closeWatches(): void;
+  /**
+   * Makes the Service `namespace/name` port `port` reachable at `address` (`127.0.0.1:9443`) for
+   * conversion webhooks; TLS is still checked against `<name>.<namespace>.svc`, as kube-apiserver does.
+   */
+  registerService(namespace: string, name: string, port: number, address: string): void;
   /** Requests hang until {@link resume}. */
   pause(): void;
   resume(): void;
@@ -120,7 +132,10 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   new CrdController(store, storage, registry, clock);
   const gc = new GarbageCollector(storage, store, registry, { clock });
   seedCluster(registry, store);
+  const services = new Map<string, string>(Object.entries(options.services ?? {}));
+  const converter = new CustomResourceConverter(storage, (namespace, name, port) => services.get(`${namespace}/${name}:${port}`));
   const ctx: ServerContext = {
+    converter,
     registry, store, storage, clock, auth,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5_000,
     enforceOwnerReferencePermissions: options.enforceOwnerReferencePermissions ?? false,
@@ -186,10 +201,12 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     requestLog: { entries: () => log.entries(), clear: () => log.clear() },
     compactHistory: controls.compact,
     closeWatches: controls.closeWatches,
+    registerService: (namespace, name, port, address) => void services.set(`${namespace}/${name}:${port}`, address),
     pause: controls.pause,
     resume: controls.resume,
     stop: async () => {
       gc.stop();
+      converter.close();
       controls.resume();
       storage.hub.closeAll();
       await new Promise<void>((resolve) => {

@@ -8,8 +8,8 @@ import { defaultCustomResource, pruneCustomResource, validateCustomResource, typ
 /** `fieldValidation` query parameter values. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-/** Extra validation a kind adds (the CRD strategy validates its schema and names). */
-export type KindValidator = (obj: KubeObject, old: KubeObject | undefined) => StatusCause[];
+/** Extra validation a kind adds (the CRD strategy validates its schema and names); `subresource` of an update, as requested. */
+export type KindValidator = (obj: KubeObject, old: KubeObject | undefined, subresource?: string) => StatusCause[];
 
 /**
  * Checks the body's `apiVersion`/`kind` against the endpoint and fills them in when absent, as the
@@ -66,7 +66,7 @@ export function decodeBuiltin(type: ResourceType, obj: KubeObject, fieldValidati
 }
 
 /** Validates the object about to be stored; throws 422 Invalid listing every cause. */
-export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined): void {
+export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined, subresource?: string): void {
   const name = obj.metadata.name ?? '';
   let causes: StatusCause[];
   if (type.custom) {
@@ -77,6 +77,6 @@ export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObj
   } else {
     causes = validateBuiltin(type.group, type.resource, obj, old);
   }
-  if (extra) causes.push(...extra(obj, old));
+  if (extra) causes.push(...extra(obj, old, subresource));
   if (causes.length > 0) fail(statusErrors.invalid({ group: type.group, kind: type.kind }, name, causes));
 }

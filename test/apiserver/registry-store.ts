@@ -36,6 +36,11 @@ export interface WriteOptions {
   readonly fieldManager?: string;
   /** The body's managedFields come from a server-side apply: store them as they are. @default false */
   readonly applied?: boolean;
+  /**
+   * Update only: the stored object as the request's version sees it (converted from the storage
+   * version, see `conversion/`). @default the object read from storage
+   */
+  readonly current?: KubeObject;
 }
 
 /** The result of a create/update. */
@@ -175,7 +180,7 @@ export class RegistryStore {
     }
     const gr = groupResourceKey(type.group, type.resource);
     const ns = type.namespaced ? (namespace ?? '') : '';
-    const old = this.#storage.get(gr, ns, name);
+    const old = opts.current ?? this.#storage.get(gr, ns, name);
     if (!old) {
       if (!type.allowCreateOnUpdate || opts.subresource) fail(statusErrors.notFound(this.#gr(type), name));
       meta.name = name;
@@ -208,7 +213,7 @@ export class RegistryStore {
       }
     }
     opts.admit?.(next, old);
-    validateObject(type, next, old, hooks?.validate);
+    validateObject(type, next, old, hooks?.validate, opts.subresource);
     if (unchanged(next, old)) return { object: old, created: false, warnings };
     if (opts.dryRun) return { object: next, created: false, warnings };
     if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && !hooks?.blocksRemoval?.(next)) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../../src/kube/object.ts';
 import type { Clock } from '../../src/runtime/clock.ts';
 import type { AuthenticatedUser, TokenAuthenticator } from './auth.ts';
+import type { CustomResourceConverter } from './conversion/crd-converter.ts';
 import type { DroppedField, FieldMutation } from './field-rewrites.ts';
 import type { RegistryStore } from './registry-store.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
@@ -26,6 +27,8 @@ export interface ServerContext {
   readonly fieldMutations: readonly FieldMutation[];
   /** The `/version` answer. */
   readonly versionInfo: Readonly<Record<string, string>>;
+  /** Converts custom resources between the versions of their CRD (None or Webhook). */
+  readonly converter: CustomResourceConverter;
 }
 
 /** One resource request being served. */
@@ -40,7 +43,10 @@ export interface ResourceRequest {
   readonly namespace: string | undefined;
 }
 
-/** The object as served at the requested version (all versions share storage; conversion is `None`). */
+/**
+ * The object as served at the requested version: built-ins share one storage for all versions (only
+ * `apiVersion` differs); custom resources arrive here already converted (`conversion/`).
+ */
 export function present(type: ResourceType, obj: KubeObject): KubeObject {
   const apiVersion = apiVersionOf(type);
   return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };

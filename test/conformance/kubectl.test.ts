@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { dig, useCluster, useWidgets, type Doc } from './harness.ts';
+import { dig, rand, useCluster, useWidgets, type Doc } from './harness.ts';
+import { installGadgets } from './harness/gadget-crd.ts';
 
 const cluster = useCluster();
 const widgets = useWidgets(cluster);
@@ -180,6 +181,23 @@ describe('kubectl', () => {
     expect(dig(job, 'spec.activeDeadlineSeconds')).toBe(600);
     expect(dig(job, 'metadata.annotations')).toMatchObject({ 'cronjob.kubernetes.io/instantiate': 'manual' });
     expect(dig(job, 'metadata.ownerReferences')).toEqual([{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'nightly', uid: stored.metadata.uid, controller: true }]);
+  });
+
+  it('gets a multi-version custom resource in the preferred version and in an explicit one, each with its own columns', async () => {
+    const g = await installGadgets(cluster().api, `k${rand()}.fixtures.example.com`, { storage: 'v1', conversion: { strategy: 'None' } });
+    cluster().cleanupLater(g.crdPath);
+    const ns = await cluster().namespace('kubectl');
+    expect((await kubectl('-n', ns, 'create', '-f', file('gadget.yaml', g.body('v1', 'g1', 'green')))).code).toBe(0);
+    const table = async (resource: string): Promise<string[][]> => {
+      const got = await kubectl('-n', ns, 'get', resource);
+      expect(got.code, got.stderr).toBe(0);
+      return got.stdout.trim().split('\n').map((l) => l.split(/\s+/));
+    };
+    const preferred = await table(`gadgets.${g.group}`);
+    expect(preferred[0]).toEqual(['NAME', 'PAINT', 'AGE']);
+    expect(preferred[1]?.slice(0, 2)).toEqual(['g1', 'green']);
+    expect((await table(`gadgets.v1alpha1.${g.group}`))[0]).toEqual(['NAME', 'COLOR', 'AGE']);
+    expect((await kubectl('-n', ns, 'get', `gadgets.v1alpha1.${g.group}`, 'g1', '-o', 'jsonpath={.apiVersion}')).stdout).toBe(`${g.group}/v1alpha1`);
   });
 
   it('scales a Deployment with kubectl scale (the scale subresource)', async () => {

@@ -7,6 +7,7 @@ import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import { combinePredicates, parseFieldSelector, parseLabelSelector, SelectorError, type ObjectPredicate } from '../selectors.ts';
 import { present, type ResourceRequest, type ServerContext } from '../server-context.ts';
 import { partialObjectMetadata, toTable, type IncludeObject } from '../table.ts';
+import { oneToRequestVersion, toRequestVersion } from '../conversion/index.ts';
 
 /** Compiles labelSelector + fieldSelector of a request (400 on a bad selector). */
 export function requestPredicate(r: ResourceRequest): ObjectPredicate | undefined {
@@ -41,9 +42,14 @@ export function sendObject(ctx: ServerContext, r: ResourceRequest, code: number,
   writeFormatted(r, code, shown, warnings);
 }
 
+/** Sends a stored object converted to the request's version (a custom resource stored in another one). */
+export async function sendStored(ctx: ServerContext, r: ResourceRequest, code: number, stored: KubeObject, warnings: readonly string[] = []): Promise<void> {
+  sendObject(ctx, r, code, await oneToRequestVersion(ctx, r.type, stored), warnings);
+}
+
 /** GET of one object. */
-export function handleGet(ctx: ServerContext, r: ResourceRequest): void {
-  sendObject(ctx, r, 200, ctx.store.get(r.type, r.namespace, r.info.pathName ?? ''));
+export async function handleGet(ctx: ServerContext, r: ResourceRequest): Promise<void> {
+  await sendStored(ctx, r, 200, ctx.store.get(r.type, r.namespace, r.info.pathName ?? ''));
 }
 
 interface ContinueToken {
@@ -81,7 +87,7 @@ export function parseResourceVersion(raw: string | null): number | undefined {
  * LIST with resourceVersion semantics, selectors and limit/continue pagination (continue tokens
  * are kube's: base64 of `{"v":"meta.k8s.io/v1","rv":N,"start":"<last key>\u0000"}`).
  */
-export function handleList(ctx: ServerContext, r: ResourceRequest): void {
+export async function handleList(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const q = r.query;
   const format = negotiate(r.req.headers.accept, true);
   const predicate = requestPredicate(r);
@@ -113,7 +119,7 @@ export function handleList(ctx: ServerContext, r: ResourceRequest): void {
     }
   }
   all ??= ctx.storage.list(gr, ns);
-  const items: KubeObject[] = [];
+  let items: KubeObject[] = [];
   let i = 0;
   if (start) while (i < all.length && keyOf(all[i] as KubeObject) < start) i++;
   let more = false;
@@ -128,6 +134,8 @@ export function handleList(ctx: ServerContext, r: ResourceRequest): void {
     items.push(obj);
     lastKey = keyOf(obj);
   }
+  // Custom resources stored in another version are converted, all in one review (kube: one per item).
+  if (r.type.custom) items = await toRequestVersion(ctx, r.type, items);
   const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
   if (more) {
     metadata['continue'] = encodeContinue(listRv, lastKey);

@@ -51,7 +51,7 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   const inScope = (obj: KubeObject | undefined): boolean =>
     obj !== undefined && (namespace === undefined || obj.metadata.namespace === namespace) && (!predicate || predicate(obj));
 
-  const write = (type: string, obj: KubeObject, raw?: string): void => {
+  const emit = (type: string, obj: KubeObject, raw?: string): void => {
     if (res.writableEnded) return;
     if (asTable && type !== 'BOOKMARK') {
       res.write(`{"type":"${type}","object":${JSON.stringify(toTable(r.type, [present(r.type, obj)], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', ctx.clock.now()))}}\n`);
@@ -59,6 +59,29 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
     }
     res.write(`{"type":"${type}","object":${raw ?? JSON.stringify(present(r.type, obj))}}\n`);
   };
+  // A custom resource stored in another version is converted for this watcher; while a conversion is
+  // pending, later events queue behind it so the stream keeps resourceVersion order.
+  const target = apiVersionOf(type);
+  let chain: Promise<void> = Promise.resolve();
+  let pending = 0;
+  /** Sends events of one type in order, converting them (in one review) when needed. */
+  const writeAll = (evType: string, objs: readonly KubeObject[], raw?: string): void => {
+    if (pending === 0 && (evType === 'BOOKMARK' || !objs.some((o) => ctx.converter.needs(type, o, target)))) {
+      for (const o of objs) emit(evType, o, raw);
+      return;
+    }
+    pending++;
+    chain = chain
+      .then(async () => {
+        if (res.writableEnded) return;
+        const shown = evType === 'BOOKMARK' ? objs : await ctx.converter.convert(type, objs, target);
+        for (const o of shown) emit(evType, o);
+      })
+      // kube's watch cache fails to decode the event, restarts and ends every watcher of the version.
+      .catch(() => finish())
+      .finally(() => void pending--);
+  };
+  const write = (evType: string, obj: KubeObject, raw?: string): void => writeAll(evType, [obj], raw);
   const bookmark = (annotations?: Record<string, string>): void => {
     write('BOOKMARK', { kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(ctx.storage.resourceVersion), ...(annotations ? { annotations } : {}) } });
   };
@@ -98,7 +121,7 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   res.on('error', finish);
 
   if (rv === undefined || rv === 0 || sendInitial) {
-    for (const obj of ctx.storage.list(gr, namespace)) if (!predicate || predicate(obj)) write('ADDED', obj);
+    writeAll('ADDED', predicate ? ctx.storage.list(gr, namespace).filter(predicate) : ctx.storage.list(gr, namespace));
     const start = ctx.storage.hub.subscribe(sub, ctx.storage.resourceVersion);
     if (!start.ok) return finish();
     if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });

@@ -1,4 +1,4 @@
-import { statusErrors } from '../../../src/kube/api-status-error.ts';
+import { isConflict, statusErrors } from '../../../src/kube/api-status-error.ts';
 import type { KubeObject, StatusCause } from '../../../src/kube/object.ts';
 import { fail, serverErrors } from '../errors.ts';
 import { parseBody, readBody, sendJson } from '../http-io.ts';
@@ -14,7 +14,8 @@ import { fieldRewriteAdmission } from '../field-rewrites.ts';
 import { ownerReferenceAdmission } from '../owner-reference-admission.ts';
 import { authorize } from '../rbac/index.ts';
 import { rbacObjects } from '../rbac-cache.ts';
-import { requestPredicate, sendObject } from './read.ts';
+import { requestPredicate, sendObject, sendStored } from './read.ts';
+import { convertingCreate, convertingUpdate, oneToRequestVersion, readCurrent, toRequestVersion, writeNeedsConversion, type KnownCurrent } from '../conversion/index.ts';
 import { writeScale } from './scale.ts';
 
 /**
@@ -81,6 +82,11 @@ function writeOptions(q: URLSearchParams): WriteOptions {
   return { dryRun: dryRun.length > 0, fieldValidation: (fv ?? 'Warn') as FieldValidation };
 }
 
+/** The stored object a write addresses, if any (in whatever version it was stored). */
+function storedOf(ctx: ServerContext, r: ResourceRequest): KubeObject | undefined {
+  return ctx.storage.get(groupResourceKey(r.type.group, r.type.resource), r.type.namespaced ? (r.namespace ?? '') : '', r.info.pathName ?? '');
+}
+
 async function readObject(r: ResourceRequest): Promise<KubeObject> {
   const body = parseBody(await readBody(r.req), r.req.headers['content-type']);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) fail(statusErrors.badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`));
@@ -91,7 +97,8 @@ async function readObject(r: ResourceRequest): Promise<KubeObject> {
 export async function handleCreate(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const body = await readObject(r);
   validateOptions(r.query, 'CreateOptions');
-  const result = ctx.store.create(r.type, r.namespace, body, { ...writeOptions(r.query), ...admission(ctx, r), ...updateManager(r) });
+  const opts = { ...writeOptions(r.query), ...admission(ctx, r), ...updateManager(r) };
+  const result = writeNeedsConversion(ctx, r.type) ? await convertingCreate(ctx, r.type, r.namespace, body, opts) : ctx.store.create(r.type, r.namespace, body, opts);
   sendObject(ctx, r, 201, result.object, result.warnings);
 }
 
@@ -100,7 +107,9 @@ export async function handleUpdate(ctx: ServerContext, r: ResourceRequest): Prom
   const body = await readObject(r);
   validateOptions(r.query, 'UpdateOptions');
   if (r.info.subresource === 'scale') return writeScale(ctx, r, { scale: body }, { ...writeOptions(r.query), ...admission(ctx, r), ...updateManager(r) });
-  const result = ctx.store.update(r.type, r.namespace, r.info.pathName ?? '', body, { ...writeOptions(r.query), ...admission(ctx, r), ...authorizeCreate(ctx, r), ...updateManager(r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
+  const opts = { ...writeOptions(r.query), ...admission(ctx, r), ...authorizeCreate(ctx, r), ...updateManager(r), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) };
+  const name = r.info.pathName ?? '';
+  const result = writeNeedsConversion(ctx, r.type, storedOf(ctx, r)) ? await convertingUpdate(ctx, r.type, r.namespace, name, body, opts) : ctx.store.update(r.type, r.namespace, name, body, opts);
   sendObject(ctx, r, result.created ? 201 : 200, result.object, result.warnings);
 }
 
@@ -118,7 +127,24 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   const subresource = r.info.subresource ? { subresource: r.info.subresource } : {};
   if (r.info.subresource === 'scale') return writeScale(ctx, r, { patch, contentType }, { ...opts, ...updateManager(r) });
   if (contentType === 'application/apply-patch+yaml') return applyPatch(ctx, r, patch, opts);
-  const current = ctx.store.get(r.type, r.namespace, name);
+  const patchOpts = { ...opts, ...updateManager(r), ...subresource };
+  for (let attempt = 1; ; attempt++) {
+    const stored = ctx.store.get(r.type, r.namespace, name);
+    const known = writeNeedsConversion(ctx, r.type, stored) ? await readCurrent(ctx, r.type, r.namespace, name) : undefined;
+    const { obj, preconditioned } = patched(r, contentType, patch, known?.current ?? stored);
+    try {
+      const result = known ? await convertingUpdate(ctx, r.type, r.namespace, name, obj, patchOpts, known) : ctx.store.update(r.type, r.namespace, name, obj, patchOpts);
+      return sendObject(ctx, r, 200, result.object, result.warnings);
+    } catch (err) {
+      // Another write got in while the webhook converted: like kube's GuaranteedUpdate, a patch without
+      // a resourceVersion is applied again to the newer object.
+      if (!known || preconditioned || attempt >= 5 || !isConflict(err)) throw err;
+    }
+  }
+}
+
+/** The object a non-apply patch makes of `current`; `preconditioned` when the patch asks for a resourceVersion `current` does not have. */
+function patched(r: ResourceRequest, contentType: string, patch: unknown, current: KubeObject): { obj: KubeObject; preconditioned: boolean } {
   let next: unknown;
   try {
     switch (contentType) {
@@ -144,32 +170,38 @@ export async function handlePatch(ctx: ServerContext, r: ResourceRequest): Promi
   if (next === null || typeof next !== 'object' || Array.isArray(next)) fail(serverErrors.patchRejected());
   const obj = next as KubeObject;
   if (typeof obj.metadata !== 'object' || obj.metadata === null) obj.metadata = {};
-  // A patch without resourceVersion applies to the current object; one with it is a precondition.
-  if (obj.metadata.resourceVersion === undefined || obj.metadata.resourceVersion === null) obj.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
-  const result = ctx.store.update(r.type, r.namespace, name, obj, { ...opts, ...updateManager(r), ...subresource });
-  sendObject(ctx, r, 200, result.object, result.warnings);
+  // A patch without resourceVersion applies to the current object; one with it is a precondition
+  // (which an object newer than the patch's version fails, also on a retry).
+  const rv = obj.metadata.resourceVersion;
+  if (rv === undefined || rv === null) obj.metadata.resourceVersion = current.metadata.resourceVersion ?? '';
+  return { obj, preconditioned: rv !== undefined && rv !== null && rv !== current.metadata.resourceVersion };
 }
 
 /**
  * Server-side apply: `fieldManager` is required, `force=true` takes over fields other managers own;
  * an apply to a missing object creates it (which needs `create` permission).
  */
-function applyPatch(ctx: ServerContext, r: ResourceRequest, config: unknown, opts: WriteOptions): void {
+async function applyPatch(ctx: ServerContext, r: ResourceRequest, config: unknown, opts: WriteOptions): Promise<void> {
   const manager = r.query.get('fieldManager') ?? '';
   if (config === null || typeof config !== 'object' || Array.isArray(config)) fail(statusErrors.badRequest(`error decoding YAML: the applied configuration is not an object`));
   const name = r.info.pathName ?? '';
-  const existing = ctx.storage.get(groupResourceKey(r.type.group, r.type.resource), r.type.namespaced ? (r.namespace ?? '') : '', name);
-  if (!existing && r.info.subresource) fail(statusErrors.notFound({ group: r.type.group, resource: r.type.resource }, name));
+  const stored = storedOf(ctx, r);
+  if (!stored && r.info.subresource) fail(statusErrors.notFound({ group: r.type.group, resource: r.type.resource }, name));
+  const converting = writeNeedsConversion(ctx, r.type, stored);
+  const known: KnownCurrent | undefined = converting && stored ? await readCurrent(ctx, r.type, r.namespace, name) : undefined;
+  const existing = known?.current ?? stored;
   const write = { type: r.type, manager, apiVersion: apiVersionOf(r.type), now: rfc3339(ctx.clock.now()), ...(r.info.subresource ? { subresource: r.info.subresource } : {}) };
   const outcome = applyConfiguration(write, existing, config as KubeObject, r.query.get('force') === 'true');
   if (!outcome.ok) fail(outcome.status);
   const obj = outcome.object;
   if (!existing) {
     obj.metadata.name = name;
-    const result = ctx.store.create(r.type, r.namespace, obj, { ...opts, ...authorizeCreate(ctx, r), applied: true });
+    const createOpts = { ...opts, ...authorizeCreate(ctx, r), applied: true };
+    const result = converting ? await convertingCreate(ctx, r.type, r.namespace, obj, createOpts) : ctx.store.create(r.type, r.namespace, obj, createOpts);
     return sendObject(ctx, r, 201, result.object, result.warnings);
   }
-  const result = ctx.store.update(r.type, r.namespace, name, obj, { ...opts, applied: true, ...(r.info.subresource ? { subresource: r.info.subresource } : {}) });
+  const updateOpts = { ...opts, applied: true, ...(r.info.subresource ? { subresource: r.info.subresource } : {}) };
+  const result = known ? await convertingUpdate(ctx, r.type, r.namespace, name, obj, updateOpts, known) : ctx.store.update(r.type, r.namespace, name, obj, updateOpts);
   sendObject(ctx, r, 200, result.object, result.warnings);
 }
 
@@ -191,8 +223,11 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions & { dryR
 /** DELETE of one object: 200 with a Success Status, or with the object when finalizers keep it. */
 export async function handleDelete(ctx: ServerContext, r: ResourceRequest): Promise<void> {
   const opts = await deleteOptions(r);
+  // kube reads (so decodes and converts) the object before deleting it: a broken webhook fails the delete.
+  const stored = storedOf(ctx, r);
+  if (stored && r.type.custom) await oneToRequestVersion(ctx, r.type, stored);
   const result = ctx.store.delete(r.type, r.namespace, r.info.pathName ?? '', opts);
-  if (result.kind === 'pending') return sendObject(ctx, r, 200, result.object);
+  if (result.kind === 'pending') return sendStored(ctx, r, 200, result.object);
   // Kinds whose REST storage returns the deleted object (`ReturnDeletedObject`): custom resources do not.
   sendJson(r.res, 200, result.status);
 }
@@ -203,10 +238,15 @@ export async function handleDeleteCollection(ctx: ServerContext, r: ResourceRequ
   const predicate = requestPredicate(r);
   const gr = groupResourceKey(r.type.group, r.type.resource);
   const items: KubeObject[] = [];
-  for (const obj of ctx.storage.list(gr, r.type.namespaced ? r.namespace : undefined)) {
-    if (predicate && !predicate(obj)) continue;
+  const matching = ctx.storage.list(gr, r.type.namespaced ? r.namespace : undefined).filter((o) => !predicate || predicate(o));
+  // Listed (so converted) before anything is deleted: a broken webhook deletes nothing.
+  if (r.type.custom) await toRequestVersion(ctx, r.type, matching);
+  for (const obj of matching) {
+    // Gone while the webhook converted.
+    if (!ctx.storage.get(gr, obj.metadata.namespace ?? '', obj.metadata.name ?? '')) continue;
     const result = ctx.store.delete(r.type, obj.metadata.namespace, obj.metadata.name ?? '', opts);
     items.push(result.object);
   }
-  sendJson(r.res, 200, { kind: r.type.listKind, apiVersion: apiVersionOf(r.type), metadata: { resourceVersion: String(ctx.storage.resourceVersion) }, items });
+  const shown = r.type.custom ? await toRequestVersion(ctx, r.type, items) : items;
+  sendJson(r.res, 200, { kind: r.type.listKind, apiVersion: apiVersionOf(r.type), metadata: { resourceVersion: String(ctx.storage.resourceVersion) }, items: shown });
 }

@@ -93,7 +93,7 @@ export interface Widgets {
 }
 
 /** Waits up to `timeoutMs` for `probe` to hold (polling every 50 ms). */
-async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function until(probe: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await probe())) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
