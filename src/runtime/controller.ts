@@ -55,10 +55,10 @@ export class CacheSyncTimeoutError extends Error {
   }
 }
 
-/** The controller life cycle. */
+/** The controller life cycle. `paused` is set during `syncing` too: the workers then do not start. */
 type ControllerState =
   | { readonly kind: 'new' }
-  | { readonly kind: 'syncing' }
+  | { readonly kind: 'syncing'; readonly paused: boolean }
   | { readonly kind: 'running'; readonly workers: Promise<void>; readonly pause: AbortController }
   | { readonly kind: 'paused' }
   | { readonly kind: 'stopped' };
@@ -109,7 +109,7 @@ export class Controller {
    */
   async start(): Promise<void> {
     if (this.#state.kind !== 'new') throw new Error(`controller "${this.name}" was already started`);
-    this.#state = { kind: 'syncing' };
+    this.#state = { kind: 'syncing', paused: false };
     this.#metrics.setMaxConcurrentReconciles(this.#concurrency);
     this.#metrics.setActiveWorkers(0);
     this.#logger.info({ caches: this.#informers.map((i) => i.name) }, 'waiting for caches to sync');
@@ -124,7 +124,13 @@ export class Controller {
       }
       await this.#clock.sleep(Math.min(this.#syncPollMs, deadline - this.#clock.now()));
     }
-    if (this.#state.kind !== 'syncing') return;
+    const synced = this.#state;
+    if (synced.kind !== 'syncing') return;
+    if (synced.paused) {
+      // Paused while the caches synced (the Lease was lost meanwhile): resume() starts the workers.
+      this.#state = { kind: 'paused' };
+      return;
+    }
     this.#logger.info({ workers: this.#concurrency }, 'starting workers');
     this.#startWorkers();
   }
@@ -138,10 +144,15 @@ export class Controller {
   /**
    * Stops taking keys and waits for the reconciles in flight; the queue keeps collecting keys from the
    * informers meanwhile (a replica that lost its Lease keeps its caches warm). {@link resume} starts
-   * the workers again. Resolves at once unless running.
+   * the workers again. While the caches still sync it only keeps the workers from starting. Resolves
+   * at once unless running.
    */
   async pause(): Promise<void> {
     const state = this.#state;
+    if (state.kind === 'syncing') {
+      this.#state = { kind: 'syncing', paused: true };
+      return;
+    }
     if (state.kind !== 'running') return;
     this.#state = { kind: 'paused' };
     state.pause.abort();
@@ -151,7 +162,12 @@ export class Controller {
 
   /** Starts the workers again after {@link pause}; a no-op in any other state. */
   resume(): void {
-    if (this.#state.kind !== 'paused') return;
+    const state = this.#state;
+    if (state.kind === 'syncing') {
+      this.#state = { kind: 'syncing', paused: false };
+      return;
+    }
+    if (state.kind !== 'paused') return;
     this.#logger.info({ workers: this.#concurrency }, 'resuming workers');
     this.#startWorkers();
   }

@@ -46,13 +46,13 @@ export const noopWorkQueueMetricsProvider: WorkQueueMetricsProvider = {
   newRetriesMetric: () => ({ inc: noop }),
 };
 
-/** Options of {@link WorkQueue}. */
-/** A pending {@link WorkQueue.get}: `waiting` turns false once it was answered or aborted. */
+/** A pending {@link WorkQueue.get}, answered once; an aborted one is no longer waiting. */
 interface Waiter<K> {
-  readonly resolve: (key: K | undefined) => void;
-  waiting: boolean;
+  waiting(): boolean;
+  answer(key: K | undefined): void;
 }
 
+/** Options of {@link WorkQueue}. */
 export interface WorkQueueOptions {
   /**
    * The queue's name, the `name` label of its metrics.
@@ -147,13 +147,21 @@ export class WorkQueue<K = string> {
     if (this.#queue.length > 0) return Promise.resolve(this.#take());
     if (this.#shuttingDown || signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const waiter: Waiter<K> = { resolve, waiting: true };
+      let waiting = true;
+      // The listener goes with the answer: a worker's pause signal lives as long as its leadership and
+      // would otherwise collect one listener per key it waited for.
+      const onAbort = (): void => void waiter.answer(undefined);
+      const waiter: Waiter<K> = {
+        waiting: () => waiting,
+        answer: (key) => {
+          if (!waiting) return;
+          waiting = false;
+          signal?.removeEventListener('abort', onAbort);
+          resolve(key);
+        },
+      };
       // An aborted waiter is skipped when its turn comes: it must not take a key nobody processes.
-      signal?.addEventListener('abort', () => {
-        if (!waiter.waiting) return;
-        waiter.waiting = false;
-        resolve(undefined);
-      }, { once: true });
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
     });
   }
@@ -179,10 +187,7 @@ export class WorkQueue<K = string> {
     if (this.#metricsTimer) this.clock.clearTimeout(this.#metricsTimer);
     this.#metricsTimer = undefined;
     // Waiters only exist while the queue is empty, so each of them is told to stop.
-    for (let waiter = this.#waiters.shift(); waiter; waiter = this.#waiters.shift()) {
-      if (waiter.waiting) waiter.resolve(undefined);
-      waiter.waiting = false;
-    }
+    for (let waiter = this.#waiters.shift(); waiter; waiter = this.#waiters.shift()) waiter.answer(undefined);
   }
 
   /**
@@ -202,9 +207,8 @@ export class WorkQueue<K = string> {
   #enqueue(key: K): void {
     this.#queue.push(key);
     for (let waiter = this.#waiters.shift(); waiter; waiter = this.#waiters.shift()) {
-      if (!waiter.waiting) continue;
-      waiter.waiting = false;
-      waiter.resolve(this.#take());
+      if (!waiter.waiting()) continue;
+      waiter.answer(this.#take());
       return;
     }
   }

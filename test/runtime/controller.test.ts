@@ -242,6 +242,22 @@ describe('Controller', () => {
     expect(calls.slice(1).sort()).toEqual(['ns/queued-while-paused', 'ns/queued-while-pausing']);
   });
 
+  it('paused while the caches sync, starts no worker until resumed', async () => {
+    let synced = false;
+    const { clock, calls, controller } = setup(async () => undefined, { informers: [{ name: 'cronjobs', hasSynced: () => synced }] });
+    controller.queue.add('ns/a');
+    const started = controller.start();
+    await controller.pause();
+    synced = true;
+    clock.step(100);
+    await started;
+    await settle();
+    expect(calls).toEqual([]);
+    controller.resume();
+    await settle();
+    expect(calls).toEqual(['ns/a']);
+  });
+
   it('rejects a concurrency that is not a positive integer', () => {
     expect(() => new Controller({ name: 'x', reconciler: { reconcile: async () => undefined }, concurrency: 0 })).toThrow(
       'Controller "x": concurrency must be a positive integer, got 0',

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { WorkQueue, type WorkQueueMetricsProvider } from '../../src/runtime/work-queue.ts';
@@ -24,6 +25,31 @@ describe('WorkQueue', () => {
     const q = new WorkQueue();
     for (const k of ['a', 'b', 'c']) q.add(k);
     expect([await q.get(), await q.get(), await q.get()]).toEqual(['a', 'b', 'c']);
+  });
+
+  it('leaves no abort listener behind on the signal of a get that was answered with a key', async () => {
+    const q = new WorkQueue<string>();
+    const paused = new AbortController();
+    for (let i = 0; i < 100; i++) {
+      const got = q.get(paused.signal);
+      q.add(`k${i}`);
+      expect(await got).toBe(`k${i}`);
+      q.done(`k${i}`);
+    }
+    expect(getEventListeners(paused.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('skips a get whose signal aborted: the next waiter gets the key, and nothing is left processing', async () => {
+    const q = new WorkQueue<string>();
+    const paused = new AbortController();
+    const aborted = q.get(paused.signal);
+    const live = q.get();
+    paused.abort();
+    expect(await aborted).toBeUndefined();
+    q.add('a');
+    expect(await live).toBe('a');
+    q.done('a');
+    await expect(q.shutDownWithDrain()).resolves.toBeUndefined();
   });
 
   it('queues a key at most once however often it is added', async () => {
