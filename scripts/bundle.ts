@@ -12,7 +12,7 @@
  *   npm run bundle -- --outfile <path>
  */
 import { build, type BuildResult } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -33,8 +33,12 @@ export interface BundleOptions {
 /** Builds the controller bundle; resolves with esbuild's result (warnings included). */
 export async function bundleController(options: BundleOptions = {}): Promise<BuildResult> {
   const outfile = options.outfile ?? DEFAULT_BUNDLE;
-  // Chunk names carry content hashes: clear old ones so the directory holds exactly one build.
-  rmSync(join(dirname(outfile), 'chunks'), { recursive: true, force: true });
+  // Chunk names carry content hashes: clear old ones so the directory holds exactly one build. Only
+  // chunks this script wrote (named `chunk-*.mjs` or `<entry>-*.mjs`): the folder may not be ours.
+  const chunks = join(dirname(outfile), 'chunks');
+  if (existsSync(chunks)) {
+    for (const file of readdirSync(chunks)) if (/^[\w-]+-[A-Z0-9]{8}\.mjs$/.test(file)) rmSync(join(chunks, file), { force: true });
+  }
   return build({
     absWorkingDir: ROOT,
     entryPoints: { [basename(outfile, '.mjs')]: 'src/controller/main.ts' },

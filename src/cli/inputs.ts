@@ -122,7 +122,7 @@ export function readInputs(paths: readonly string[], stdin: () => string, visit:
 
 /**
  * Whether an object is meant as a BackupSchedule: by `kind` alone, so a wrong `apiVersion`
- * (`kubelings.dev/v1`) is reported rather than skipped.
+ * (`kubelings.dev/v2`, or `v1` while the CRD does not serve it yet) is reported rather than skipped.
  */
 export function isBackupSchedule(object: unknown): boolean {
   return typeof object === 'object' && object !== null && (object as { kind?: unknown }).kind === KIND;

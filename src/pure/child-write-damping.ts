@@ -110,7 +110,8 @@ export function decideChildWrite(last: ChildWrite | undefined, now: ChildDriftNo
   }
   const threshold = policy.recurThreshold ?? DEFAULTS.recurThreshold;
   // Our write was kept and the same fields drifted again: someone undid it. The cache still holding
-  // the pre-write child cannot look like this: its resourceVersion would be older, and the PUT would 409.
+  // the pre-write child cannot look like this: its resourceVersion would be older, and the merge patch
+  // (resourceVersion precondition) would 409.
   if (now.resourceVersion === last.resourceVersion || !sameFields(drift, last.fields) || last.repeats < threshold) return { kind: 'write' };
   const retryInMs = last.at + holdMs(last.repeats - threshold + 1, policy) - at;
   return retryInMs > 0 ? { kind: 'hold', why: 'DriftRecurring', fields: drift, retryInMs } : { kind: 'write' };

@@ -64,7 +64,8 @@ describe('authentication', () => {
     try {
       expect((await client.get('/version')).status).toBe(200);
       must(await api.delete(`/api/v1/namespaces/${ns}/secrets/anchor`), 200);
-      await eventually(async () => ((await client.get('/version')).status === 401 ? true : undefined), 10_000, 100);
+      // kube-apiserver caches a successful token review for 10 s (TokenSuccessCacheTTL): wait past it.
+      await eventually(async () => ((await client.get('/version')).status === 401 ? true : undefined), 30_000, 100);
     } finally {
       client.close();
     }

@@ -1,5 +1,5 @@
 /**
- * Conformance harness: connects to the cluster named by `KUBECONFIG` (a real cluster) or starts the
+ * Conformance harness: connects to the cluster named by `CONFORMANCE_KUBECONFIG` (a real cluster) or starts the
  * in-process test API server and then talks to it only through its kubeconfig and HTTP, exactly as it
  * would to a real kube-apiserver. One cluster per test file (`useCluster()`); every test makes its own
  * namespaces with a random suffix, removed after the file, so files can run in parallel and against a
@@ -19,8 +19,12 @@ export { celMessage, widgetCrd, type Widgets } from './harness/widget-crd.ts';
 export { ApiClient, WatchStream, withQuery } from './harness/http-client.ts';
 export type { ApiResponse, Doc, WatchLine, RequestOptions } from './harness/http-client.ts';
 
-/** True when the suite runs against the cluster of `KUBECONFIG` (set `CONFORMANCE_TEST_SERVER=1` to force the test server). */
-export const isRealCluster = Boolean(process.env.KUBECONFIG) && process.env.CONFORMANCE_TEST_SERVER !== '1';
+/**
+ * True when the suite runs against the cluster of `CONFORMANCE_KUBECONFIG`. An explicit variable, not
+ * `KUBECONFIG`: a developer's shell usually has KUBECONFIG set, and `npm test` must neither write to
+ * that cluster nor skip the test-server-only suites because of it.
+ */
+export const isRealCluster = Boolean(process.env['CONFORMANCE_KUBECONFIG']);
 
 /** A connected cluster, as seen by one test file. */
 export interface Cluster {
@@ -99,7 +103,7 @@ async function startTestServer(dir: string): Promise<StartedServer> {
 export async function connect(): Promise<Cluster & { close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
   const started = isRealCluster ? undefined : await startTestServer(dir);
-  const kubeconfigPath = started?.kubeconfigPath ?? (process.env.KUBECONFIG ?? '').split(':')[0]!;
+  const kubeconfigPath = started?.kubeconfigPath ?? process.env['CONFORMANCE_KUBECONFIG']!;
   const endpoint = endpointFromKubeconfig(kubeconfigPath);
   const api = new ApiClient(endpoint);
   // On the test server the debug endpoints must answer: a broken /debug would otherwise skip the

@@ -115,9 +115,14 @@ describe('status.storedVersions', () => {
     const crd = must(await api.get(g.crdPath), 200);
     must(await api.put(g.crdPath, { ...gadgetCrd(g.group, { storage: 'v1', conversion: { strategy: 'None' } }), metadata: crd.metadata }), 200);
     const before = must(await api.get(g.path('v1', ns, 'm')), 200);
-    // Same content, but the stored bytes are v1alpha1: the update writes them as v1.
-    const migrated = must(await api.put(g.path('v1', ns, 'm'), before), 200);
-    expect(migrated.metadata.resourceVersion).not.toBe(before.metadata.resourceVersion);
+    // Same content, but the stored bytes are v1alpha1: the update writes them as v1. A real server
+    // switches its storage version when its CRD informer sees the change, a moment later: until then
+    // the unchanged update is a no-op, so it is retried (each try carries the current object).
+    const migrated = await eventually(async () => {
+      const current = must(await api.get(g.path('v1', ns, 'm')), 200);
+      const written = must(await api.put(g.path('v1', ns, 'm'), current), 200);
+      return written.metadata.resourceVersion !== before.metadata.resourceVersion ? written : undefined;
+    }, 10_000, 200);
     expect(migrated.metadata.generation).toBe(before.metadata.generation);
     const again = must(await api.put(g.path('v1', ns, 'm'), migrated), 200);
     expect(again.metadata.resourceVersion).toBe(migrated.metadata.resourceVersion);

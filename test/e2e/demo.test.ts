@@ -12,19 +12,26 @@ let demo: ChildProcess | undefined;
 let logPath: string | undefined;
 
 afterAll(() => {
-  demo?.kill('SIGKILL');
+  // tsx runs the script in a child process, which starts the controller: end the whole group.
+  if (demo?.pid !== undefined && demo.exitCode === null) {
+    try {
+      process.kill(-demo.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   if (logPath) rmSync(dirname(logPath), { recursive: true, force: true });
 });
 
 describe('npm run demo', () => {
   it('keeps the log of a controller that crashed, and says where it is', async () => {
-    demo = spawn(process.execPath, [TSX, 'scripts/demo.ts'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo = spawn(process.execPath, [TSX, 'scripts/demo.ts'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     demo.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     demo.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => demo?.once('exit', (code) => resolve(code)));
     const deadline = Date.now() + 60_000;
-    while (!output.includes('Press Ctrl-C') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (!output.includes('Press Ctrl-C') && demo.exitCode === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(output).toContain('nightly-etcd is Ready');
     logPath = /Controller log: (\S+)/.exec(output)?.[1];
     const kubeconfig = /The controller's own kubeconfig \(its ServiceAccount token\): (\S+)/.exec(output)?.[1];
