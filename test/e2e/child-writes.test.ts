@@ -57,11 +57,11 @@ describe('a cluster without CronJob time zones (issue 11: the silent stall)', ()
     expect(readyOf(s)?.message).toContain('spec.timeZone needs Kubernetes 1.25 or later (the API server reports v1.24.17)');
     expect(s.status).toMatchObject({ observedGeneration: 1, cronJobName: 'nightly-etcd' });
 
-    // 8 more seconds: the first backoff step (5 s) passes once (one retry), the second (10 s) does not.
-    await sleep(8_000);
+    // The first backoff step (5 s) brings exactly one retry; the second (10 s more) not before 15 s.
+    await waitFor('the retry after the first backoff step', () => childWrites(cluster, 'tz').length >= 2 || undefined, 12_000, 100);
+    await sleep(Math.max(0, created + 10_000 - Date.now()));
     const writes = childWrites(cluster, 'tz').map((e) => e.verb);
-    expect(writes[0]).toBe('create');
-    expect(writes.slice(1)).toEqual(writes.length > 1 ? ['patch'] : []);
+    expect(writes).toEqual(['create', 'patch']);
     const events = await k.events('tz', 'nightly-etcd');
     expect(events.filter((e) => e.type === 'Warning').map((e) => `${e.reason}×${e.count}`)).toEqual(['ChildNotPersisted×1']);
     // One status write that counts (a second, from a reconcile whose cache had not seen the first yet, gets 409).
