@@ -1,4 +1,5 @@
 import { goQuote, goStrconvQuote } from '../../../src/api/go-quote.ts';
+import { existsSync, readFileSync } from 'node:fs';
 import { TIME_ZONE_NAMES } from '../../../src/api/time-zone-names.ts';
 
 /**
@@ -176,11 +177,34 @@ function mustParseInt(expr: string): bigint {
   return num;
 }
 
-const knownZones = new Set(TIME_ZONE_NAMES);
+/**
+ * Where Go's `time.LoadLocation` looks first on Linux. Reading it makes this port an oracle independent
+ * of the validator's committed name list (src/api/time-zone-names.ts), which it falls back to only on a
+ * machine without tzdata, as Go falls back to its embedded copy.
+ */
+const ZONEINFO = '/usr/share/zoneinfo';
+const systemZoneinfo = existsSync(`${ZONEINFO}/UTC`);
+const embeddedZones = new Set(TIME_ZONE_NAMES);
+const zoneCache = new Map<string, boolean>();
+
+/** Whether the tz database has `zone`: a TZif file of that exact (case-sensitive) name. */
+function zoneExists(zone: string): boolean {
+  if (!systemZoneinfo) return embeddedZones.has(zone);
+  let known = zoneCache.get(zone);
+  if (known === undefined) {
+    try {
+      known = readFileSync(`${ZONEINFO}/${zone}`).subarray(0, 4).toString('latin1') === 'TZif';
+    } catch {
+      known = false;
+    }
+    zoneCache.set(zone, known);
+  }
+  return known;
+}
 
 /** Go `time.LoadLocation`'s error for a zone name: exact, case-sensitive names of the tz database. */
 export function loadLocationError(zone: string): string | undefined {
   if (zone === '' || zone === 'UTC' || zone === 'Local') return undefined;
   if (/\.\./.test(zone) || zone[0] === '/' || zone[0] === '\\') return 'time: invalid location name';
-  return knownZones.has(zone) ? undefined : `unknown time zone ${zone}`;
+  return zoneExists(zone) ? undefined : `unknown time zone ${zone}`;
 }
