@@ -205,12 +205,21 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
 }
 
-/** Builds the controller bundle into a temp file (the same esbuild build `npm run bundle` makes). */
-export async function buildBundle(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'bks-bundle-'));
-  const outfile = join(dir, 'controller.mjs');
-  await bundleController({ outfile });
-  return outfile;
+let bundled: Promise<string> | undefined;
+
+/**
+ * Builds the controller bundle into a temp folder (the same esbuild build `npm run bundle` makes), once
+ * per test process: the sources do not change during a run. Under vitest the folder is inside the run's
+ * scratch folder (test/global-setup.ts), removed at the end of the run.
+ */
+export function buildBundle(): Promise<string> {
+  bundled ??= (async () => {
+    const dir = mkdtempSync(join(process.env['BKS_TEST_TMP'] ?? tmpdir(), 'bks-bundle-'));
+    const outfile = join(dir, 'controller.mjs');
+    await bundleController({ outfile });
+    return outfile;
+  })();
+  return bundled;
 }
 
 /** A controller process running the bundle. */

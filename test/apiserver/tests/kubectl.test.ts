@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,7 +31,10 @@ beforeAll(async () => {
   kubeconfig = join(home, 'kubeconfig');
   await server.writeKubeconfig(kubeconfig);
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await server.stop();
+  await rm(home, { recursive: true, force: true });
+});
 
 describe.skipIf(!hasKubectl)('kubectl against the test API server', () => {
   it('creates a namespace (protobuf body) and lists it', async () => {
