@@ -8,7 +8,7 @@ import { CRD_NAME } from '../api/index.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { CertificateManager, type SecretClient } from '../runtime/certificate-manager.ts';
 import type { RotationPolicy } from '../runtime/certificate-plan.ts';
-import type { BindAddress } from '../runtime/http-server.ts';
+import type { BindAddress, RunningServer } from '../runtime/http-server.ts';
 import { startHttpsServer } from '../runtime/https-server.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { caBundleInjector, type CrdClient } from './ca-bundle-injector.ts';
@@ -46,9 +46,7 @@ export interface ConversionWebhookServerOptions {
 }
 
 /** A running webhook. */
-export interface RunningConversionWebhook {
-  /** `https://host:port`. */
-  readonly url: string;
+export interface RunningConversionWebhook extends RunningServer {
   readonly certificates: CertificateManager;
   close(): Promise<void>;
 }
@@ -84,6 +82,7 @@ export async function startConversionWebhook(options: ConversionWebhookServerOpt
   logger.info({ url: `${server.url}${CONVERSION_WEBHOOK_PATH}`, secret: `${options.namespace}/${options.secretName}` }, 'conversion webhook listening');
   return {
     url: server.url,
+    address: server.address,
     certificates,
     async close() {
       await certificates.stop();

@@ -26,6 +26,8 @@ import type { Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { startMetricsServer } from '../runtime/metrics-server.ts';
 import { openWriteGate } from '../runtime/write-gate.ts';
+import type { SecretObject } from '../runtime/certificate-manager.ts';
+import { startConversionWebhook, type RunningConversionWebhook } from './conversion-webhook-server.ts';
 import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
 import type { ControllerOptions } from './cli-options.ts';
 import { eventsDroppedCounter } from './controller-metrics.ts';
@@ -38,6 +40,8 @@ import { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from '
 export const CONTROLLER_NAME = 'backupschedule';
 
 const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true };
+const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
+const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
 
 /** Index of the BackupSchedule caches: `namespace/<child CronJob name>` → the schedule. */
 const CHILD_NAME_INDEX = 'child-name';
@@ -65,6 +69,8 @@ export interface RunningOperator {
   readonly healthUrl: string | undefined;
   /** The metrics server's URL, when serving. */
   readonly metricsUrl: string | undefined;
+  /** The conversion webhook's URL (`https://…`, path `/convert`), when serving. */
+  readonly conversionWebhookUrl: string | undefined;
   /** Resolves when the process should exit, with the exit code (caches never synced…). */
   readonly failed: Promise<number>;
   /** Graceful shutdown; resolves once everything is closed. */
@@ -182,11 +188,11 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
 
   let elector: LeaderElector | undefined;
   let onStartedLeading: () => void = () => {};
+  const leaseNamespace = options.leaseNamespace ?? (env.inCluster ? config.namespace : 'backupschedule-system');
   if (options.leaderElect) {
     // The lock's own client must not pass the gate: the release is written with the gate closed.
     const leaseClient = new KubeClient({ config, userAgent, onRequest: metrics.restClientObserver });
     const leases = new ResourceClient<LeaseObject & KubeObject>(leaseClient, LEASES);
-    const leaseNamespace = options.leaseNamespace ?? (env.inCluster ? config.namespace : 'backupschedule-system');
     elector = new LeaderElector({
       lock: createLeaseLock({
         namespace: leaseNamespace,
@@ -357,7 +363,31 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       })
     : undefined;
   if (healthServer) servers.push(healthServer);
-  logger.info({ metrics: metricsServer?.url, health: healthServer?.url, namespaces: options.namespaces.length > 0 ? options.namespaces : 'all', identity }, 'starting');
+  // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
+  // leader only (the gated client), read by all.
+  let webhook: RunningConversionWebhook | undefined;
+  if (options.conversionWebhookAddress) {
+    const gate = elector?.gate ?? openWriteGate;
+    webhook = await withFlag(
+      '--conversion-webhook-bind-address',
+      startConversionWebhook({
+        address: options.conversionWebhookAddress,
+        namespace: leaseNamespace,
+        serviceName: options.conversionWebhookServiceName,
+        secretName: options.conversionWebhookSecretName,
+        secrets: new ResourceClient<SecretObject>(client, SECRETS),
+        crds: new ResourceClient<KubeObject>(client, CRDS),
+        isLeader: () => gate.isOpen(),
+        clock,
+        logger,
+      }),
+    ).catch(async (err: unknown) => {
+      await Promise.all(servers.map((s) => s.close()));
+      throw err;
+    });
+    servers.push(webhook);
+  }
+  logger.info({ metrics: metricsServer?.url, health: healthServer?.url, conversionWebhook: webhook?.url, namespaces: options.namespaces.length > 0 ? options.namespaces : 'all', identity }, 'starting');
 
   for (const informer of informers) informer.start();
 
@@ -395,6 +425,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     onStartedLeading = () => {
       if (shuttingDown) return;
       logger.info({ identity }, 'became leader; starting workers');
+      void webhook?.certificates.sync();
       if (!workersStarted) {
         workersStarted = true;
         startWorkers();
@@ -411,6 +442,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   return {
     healthUrl: healthServer?.url,
     metricsUrl: metricsServer?.url,
+    conversionWebhookUrl: webhook?.url,
     failed,
     async shutdown() {
       if (shuttingDown) return;
