@@ -84,6 +84,9 @@ function newCertificate(request: CertificateRequest, publicKey: forge.pki.rsa.Pu
   return cert;
 }
 
+/** PEM with `\n` line ends (forge writes `\r\n`), so bundles concatenate and compare as text. */
+const toPem = (cert: forge.pki.Certificate): string => forge.pki.certificateToPem(cert).replace(/\r\n/g, '\n');
+
 /** Creates a self-signed CA (basicConstraints CA, path length 0: it signs leaf certificates only). */
 export async function createCertificateAuthority(request: CertificateRequest): Promise<CertificateAndKey> {
   checkTimes('certificate authority', request);
@@ -96,7 +99,7 @@ export async function createCertificateAuthority(request: CertificateRequest): P
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(privateKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem };
+  return { certPem: toPem(cert), keyPem };
 }
 
 /** Issues a TLS server certificate for `dnsNames`, signed by `ca`. */
@@ -116,7 +119,7 @@ export async function issueServingCertificate(ca: CertificateAndKey, request: Se
     { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
   ]);
   cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem };
+  return { certPem: toPem(cert), keyPem };
 }
 
 function parse(pem: string, what: string): X509Certificate {
