@@ -18,6 +18,9 @@ import { FakeClock } from '../../src/runtime/clock.ts';
 import { readCertificate, splitPemBundle } from '../../src/runtime/tls-certificates.ts';
 import { WriteGateClosedError } from '../../src/runtime/write-gate.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
+import { applyDocuments, CONTROLLER_SA, CONTROLLER_USER } from '../e2e/harness.ts';
+import { Testing } from 'cdk8s';
+import { OperatorChart } from '../../src/manifests/index.ts';
 import { tlsRequest } from '../runtime/tls-client.ts';
 
 const NS = 'backupschedule-system';
@@ -33,16 +36,21 @@ const RESYNC = 60_000;
 let server: TestApiServer;
 let admin: ResourceClient<KubeObject>;
 const clock = new FakeClock(Date.now() - 80 * DAY - HOUR);
-const replicas: { name: string; webhook: RunningConversionWebhook; leads: boolean }[] = [];
+interface Replica {
+  readonly name: string;
+  webhook: RunningConversionWebhook;
+  leads: boolean;
+}
+const replicas: Replica[] = [];
 
 async function adminRequest(method: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(server.url + path, { method, headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
 }
 
-async function startReplica(name: string, leads: boolean): Promise<void> {
-  const config = new KubeConfig({ server: server.url, auth: { type: 'token', token: server.userToken(name, ['system:masters']) } });
-  const r = { name, leads, webhook: undefined as unknown as RunningConversionWebhook };
+async function startReplica(name: string, leads: boolean, on: TestApiServer = server, token = on.userToken(name, ['system:masters'])): Promise<Replica> {
+  const config = new KubeConfig({ server: on.url, auth: { type: 'token', token } });
+  const r: Replica = { name, leads, webhook: undefined as unknown as RunningConversionWebhook };
   const gate = { isOpen: () => r.leads, check: (what: string) => { if (!r.leads) throw new WriteGateClosedError(`${what}: not the leader`); } };
   const client = new KubeClient({ config, beforeWrite: gateWrites(gate) });
   r.webhook = await startConversionWebhook({
@@ -59,6 +67,7 @@ async function startReplica(name: string, leads: boolean): Promise<void> {
     logger: pino({ level: 'silent' }),
   });
   replicas.push(r);
+  return r;
 }
 
 const crdCaBundle = async (): Promise<string> => {
@@ -101,6 +110,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
+const WEBHOOK_CONVERSION = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: SERVICE, namespace: NS, path: '/convert', port: 443 } } } };
+
 describe('conversion webhook on two replicas sharing one certificate Secret', () => {
   it('the leader alone creates the Secret; the CRD without webhook conversion is left alone; both replicas then serve the same certificate', async () => {
     await vi.waitFor(() => expect(served(0)).toBeDefined());
@@ -114,9 +125,7 @@ describe('conversion webhook on two replicas sharing one certificate Secret', ()
   });
 
   it('once the CRD has webhook conversion, the leader injects the CA bundle, and a client trusting only it gets converted objects from each replica', async () => {
-    await admin.patch({ name: CRD }, {
-      spec: { conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: SERVICE, namespace: NS, path: '/convert', port: 443 } } } } },
-    });
+    await admin.patch({ name: CRD }, { spec: { conversion: WEBHOOK_CONVERSION } });
     clock.step(RESYNC);
     await vi.waitFor(async () => expect(await crdCaBundle()).toBe(await secretPem(CERTIFICATE_SECRET_KEYS.caBundle)));
     const caPem = await crdCaBundle();
@@ -195,5 +204,35 @@ describe('conversion webhook on two replicas sharing one certificate Secret', ()
     expect(splitPemBundle(await crdCaBundle()).map((p) => readCertificate(p).fingerprint256)).toEqual([readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.caCert)).fingerprint256, firstCa.fingerprint256]);
     // Every Secret write came from the leader.
     expect(new Set(server.requestLog.entries().filter((e) => e.resource === 'secrets' && e.verb !== 'get').map((e) => e.user))).toEqual(new Set(['replica-a']));
+  });
+});
+
+describe("conversion webhook with only the RBAC of the chart's conversionWebhook option", () => {
+  it("fills the shipped Secret with get + update (no create) and injects the caBundle with get + patch, as the operator's ServiceAccount", async () => {
+    const rbacServer = await startTestApiServer();
+    try {
+      const adminClient = new KubeClient({ config: new KubeConfig({ server: rbacServer.url, auth: { type: 'token', token: rbacServer.adminToken } }) });
+      const objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { conversionWebhook: true })) as KubeObject[];
+      // The test API server serves no Services (nothing here routes through one): all but the Service.
+      await applyDocuments(adminClient, objects.filter((o) => o.kind !== 'Service'));
+      await new ResourceClient<KubeObject>(adminClient, CRDS).patch({ name: CRD }, { spec: { conversion: WEBHOOK_CONVERSION } });
+      const token = await rbacServer.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name);
+      const leader = await startReplica('rbac-leader', true, rbacServer, token);
+      const follower = await startReplica('rbac-follower', false, rbacServer, token);
+      await vi.waitFor(() => expect(leader.webhook.certificates.credentials).toBeDefined());
+      clock.step(RESYNC);
+      await vi.waitFor(() => expect(follower.webhook.certificates.credentials?.certPem).toBe(leader.webhook.certificates.credentials?.certPem));
+      const crd = await new ResourceClient<KubeObject>(adminClient, CRDS).get({ name: CRD });
+      const caBundle = (crd['spec'] as { conversion: { webhook: { clientConfig: { caBundle?: string } } } }).conversion.webhook.clientConfig.caBundle ?? '';
+      expect(Buffer.from(caBundle, 'base64').toString()).toBe(leader.webhook.certificates.credentials?.caBundlePem);
+      const calls = rbacServer.requestLog.entries().filter((e) => e.user === CONTROLLER_USER).map((e) => `${e.verb} ${e.resource} ${e.code}`);
+      expect(new Set(calls)).toEqual(new Set(['get secrets 200', 'update secrets 200', 'get customresourcedefinitions 200', 'patch customresourcedefinitions 200']));
+      expect(calls.filter((c) => c.startsWith('update secrets'))).toHaveLength(1);
+      const res = await tlsRequest(`${follower.webhook.url}/convert`, { caPem: Buffer.from(caBundle, 'base64').toString(), servername: `${SERVICE}.${NS}.svc`, body: JSON.stringify(review('rbac')) });
+      expect(res.status).toBe(200);
+    } finally {
+      for (const r of replicas.splice(2)) await r.webhook.close();
+      await rbacServer.stop();
+    }
   });
 });
