@@ -97,35 +97,23 @@ export class OperatorRbac extends Construct {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
       subjects: [subject],
     });
-    const leaderName = `${name}-leader-election`;
-    kubeObject<IRole>(this, 'LeaderElectionRole', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: leaderName, namespace, labels, annotations },
-      rules: leaseRules(props.leaseName),
-    });
-    kubeObject<IRoleBinding>(this, 'LeaderElectionRoleBinding', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: leaderName, namespace, labels, annotations },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderName },
-      subjects: [subject],
-    });
-    if (props.webhookSecretName) {
-      const certName = `${name}-webhook-certificate`;
-      kubeObject<IRole>(this, 'WebhookCertificateRole', {
+    // A namespaced Role and its binding to the ServiceAccount, for rules limited to one object by name.
+    const namespacedRole = (idPrefix: string, roleName: string, rules: IPolicyRule[]): void => {
+      kubeObject<IRole>(this, `${idPrefix}Role`, {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'Role',
-        metadata: { name: certName, namespace, labels, annotations },
-        rules: webhookSecretRules(props.webhookSecretName),
+        metadata: { name: roleName, namespace, labels, annotations },
+        rules,
       });
-      kubeObject<IRoleBinding>(this, 'WebhookCertificateRoleBinding', {
+      kubeObject<IRoleBinding>(this, `${idPrefix}RoleBinding`, {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'RoleBinding',
-        metadata: { name: certName, namespace, labels, annotations },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: certName },
+        metadata: { name: roleName, namespace, labels, annotations },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName },
         subjects: [subject],
       });
-    }
+    };
+    namespacedRole('LeaderElection', `${name}-leader-election`, leaseRules(props.leaseName));
+    if (props.webhookSecretName) namespacedRole('WebhookCertificate', `${name}-webhook-certificate`, webhookSecretRules(props.webhookSecretName));
   }
 }
