@@ -26,7 +26,7 @@ import type { Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { startMetricsServer } from '../runtime/metrics-server.ts';
 import { openWriteGate } from '../runtime/write-gate.ts';
-import type { SecretObject } from '../runtime/certificate-manager.ts';
+import { certificateLoadedCheck, type SecretObject } from '../runtime/certificate-manager.ts';
 import { startConversionWebhook, type RunningConversionWebhook } from './conversion-webhook-server.ts';
 import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
 import type { ControllerOptions } from './cli-options.ts';
@@ -356,13 +356,6 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     ? await withFlag('--metrics-bind-address', startMetricsServer(options.metricsAddress, metrics.registry))
     : undefined;
   if (metricsServer) servers.push(metricsServer);
-  const healthServer = options.healthAddress
-    ? await withFlag('--health-probe-bind-address', startHealthServer({ address: options.healthAddress, healthz, readyz })).catch(async (err: unknown) => {
-        await metricsServer?.close();
-        throw err;
-      })
-    : undefined;
-  if (healthServer) servers.push(healthServer);
   // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
   // leader only (the gated client), read by all.
   let webhook: RunningConversionWebhook | undefined;
@@ -386,7 +379,16 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       throw err;
     });
     servers.push(webhook);
+    // Not ready (out of the Service's endpoints) until it has a certificate to serve.
+    readyz.push(certificateLoadedCheck(webhook.certificates));
   }
+  const healthServer = options.healthAddress
+    ? await withFlag('--health-probe-bind-address', startHealthServer({ address: options.healthAddress, healthz, readyz })).catch(async (err: unknown) => {
+        await Promise.all(servers.map((s) => s.close()));
+        throw err;
+      })
+    : undefined;
+  if (healthServer) servers.push(healthServer);
   logger.info({ metrics: metricsServer?.url, health: healthServer?.url, conversionWebhook: webhook?.url, namespaces: options.namespaces.length > 0 ? options.namespaces : 'all', identity }, 'starting');
 
   for (const informer of informers) informer.start();

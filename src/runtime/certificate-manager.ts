@@ -17,6 +17,7 @@ import {
   type CertificateState,
   type RotationPolicy,
 } from './certificate-plan.ts';
+import type { HealthCheck } from './health.ts';
 import type { Logger } from './logger.ts';
 import { WriteGateClosedError } from './write-gate.ts';
 
@@ -55,7 +56,7 @@ export interface CertificateManagerOptions {
   readonly onCaBundle?: (caBundlePem: string) => Promise<void>;
   /** How often the Secret is read again. @default 60_000 */
   readonly resyncMs?: number;
-  /** Wait after a failed sync. @default 5_000 */
+  /** Wait after a failed sync, and between reads while there is no certificate to serve yet. @default 5_000 */
   readonly retryMs?: number;
   /** @default realClock */
   readonly clock?: Clock;
@@ -71,6 +72,7 @@ export class CertificateManager {
   #again = false;
   #stopped = true;
   #served: string | undefined;
+  #waitingLogged = false;
   #credentials: ServingCredentials | undefined;
 
   constructor(options: CertificateManagerOptions) {
@@ -165,6 +167,8 @@ export class CertificateManager {
       }
     }
     this.#serve(state);
+    // A replica with nothing to serve is not ready: it looks again soon rather than at the next resync.
+    if (!this.#credentials) return Math.min(resyncMs, this.#o.retryMs ?? 5_000);
     if (!this.#o.isLeader()) return resyncMs;
     if (state.ca && this.#o.onCaBundle) await this.#o.onCaBundle(state.bundle.map((c) => c.pem).join(''));
     const plan = planCertificates(state, this.#clock.now(), this.#o.policy);
@@ -189,7 +193,8 @@ export class CertificateManager {
   #serve(state: CertificateState): void {
     const serving = state.serving;
     if (!serving || serving.info.notAfter <= this.#clock.now()) {
-      if (this.#served === undefined) this.#o.logger.info({ secret: this.#ref(), problem: state.servingProblem ?? state.problem ?? 'expired' }, 'no serving certificate in the Secret yet; waiting for the leader to write one');
+      if (this.#served === undefined && !this.#waitingLogged) this.#o.logger.info({ secret: this.#ref(), problem: state.servingProblem ?? state.problem ?? 'expired' }, 'no serving certificate in the Secret yet; waiting for the leader to write one');
+      this.#waitingLogged = true;
       return;
     }
     if (serving.info.fingerprint256 === this.#served) return;
@@ -198,4 +203,12 @@ export class CertificateManager {
     this.#o.logger.info({ secret: this.#ref(), notAfter: new Date(serving.info.notAfter).toISOString(), fingerprint: serving.info.fingerprint256 }, 'serving certificate loaded');
     this.#o.onCredentials(this.#credentials);
   }
+}
+
+/** Readiness: a replica is ready to take webhook calls once it serves a certificate from the Secret. */
+export function certificateLoadedCheck(manager: Pick<CertificateManager, 'credentials'>): HealthCheck {
+  return {
+    name: 'conversion-webhook-certificate',
+    check: () => (manager.credentials ? { ok: true } : { ok: false, reason: 'no serving certificate loaded from the Secret yet' }),
+  };
 }

@@ -82,6 +82,24 @@ const served = (i: number): string | undefined => {
 const secretData = async (): Promise<Record<string, string>> => ((await new ResourceClient<SecretObject>(new KubeClient({ config: new KubeConfig({ server: server.url, auth: { type: 'token', token: server.adminToken } }) }), SECRETS).get({ namespace: NS, name: SECRET })).data ?? {});
 const secretPem = async (key: string): Promise<string> => Buffer.from((await secretData())[key] ?? '', 'base64').toString('utf8');
 
+/** Generous: certificates are generated while other suites share the 2 cores. */
+const WAIT = { timeout: 10_000, interval: 20 };
+
+/**
+ * Waits for `assertion`, stepping the certificates' clock by `stepMs` before each retry, so a timer set
+ * late is reached too (a resync for followers; 1 ms for the leader's due timers, time barely moving).
+ */
+async function afterResyncs(assertion: () => void | Promise<void>, stepMs = RESYNC): Promise<void> {
+  await vi.waitFor(async () => {
+    try {
+      await assertion();
+    } catch (err) {
+      clock.step(stepMs);
+      throw err;
+    }
+  }, WAIT);
+}
+
 const review = (uid: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'ConversionReview',
@@ -114,9 +132,8 @@ const WEBHOOK_CONVERSION = { strategy: 'Webhook', webhook: { conversionReviewVer
 
 describe('conversion webhook on two replicas sharing one certificate Secret', () => {
   it('the leader alone creates the Secret; the CRD without webhook conversion is left alone; both replicas then serve the same certificate', async () => {
-    await vi.waitFor(() => expect(served(0)).toBeDefined());
-    clock.step(RESYNC);
-    await vi.waitFor(() => expect(served(1)).toBe(served(0)));
+    await vi.waitFor(() => expect(served(0)).toBeDefined(), WAIT);
+    await afterResyncs(() => expect(served(1)).toBe(served(0)));
     const secretWrites = server.requestLog.entries().filter((e) => e.resource === 'secrets' && e.verb !== 'get');
     expect(secretWrites.map((e) => [e.user, e.verb, e.code])).toEqual([['replica-a', 'create', 201]]);
     expect(server.requestLog.entries().filter((e) => e.user === 'replica-b' && e.verb !== 'get')).toEqual([]);
@@ -126,8 +143,7 @@ describe('conversion webhook on two replicas sharing one certificate Secret', ()
 
   it('once the CRD has webhook conversion, the leader injects the CA bundle, and a client trusting only it gets converted objects from each replica', async () => {
     await admin.patch({ name: CRD }, { spec: { conversion: WEBHOOK_CONVERSION } });
-    clock.step(RESYNC);
-    await vi.waitFor(async () => expect(await crdCaBundle()).toBe(await secretPem(CERTIFICATE_SECRET_KEYS.caBundle)));
+    await afterResyncs(async () => expect(await crdCaBundle()).toBe(await secretPem(CERTIFICATE_SECRET_KEYS.caBundle)));
     const caPem = await crdCaBundle();
     for (const [i, r] of replicas.entries()) {
       const res = await tlsRequest(`${r.webhook.url}/convert`, { caPem, servername: `${SERVICE}.${NS}.svc`, body: JSON.stringify(review(`uid-${i}`)) });
@@ -169,28 +185,23 @@ describe('conversion webhook on two replicas sharing one certificate Secret', ()
       clock.step(ms);
       await new Promise((r) => setTimeout(r, 100)); // let requests run between steps
     };
-    const bothServe = async (fingerprint: string): Promise<void> => {
-      await vi.waitFor(async () => {
-        if (served(1) !== fingerprint) await step(RESYNC);
-        expect([served(0), served(1)]).toEqual([fingerprint, fingerprint]);
-      }, { timeout: 5_000 });
-    };
+    const bothServe = (fingerprint: string): Promise<void> => afterResyncs(() => expect([served(0), served(1)]).toEqual([fingerprint, fingerprint]));
 
     // 1. The serving certificate at 2/3 of its 90 days: renewed from the same CA.
     const serving0 = readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.tlsCert));
     await step(serving0.notBefore + (serving0.notAfter - serving0.notBefore) * (2 / 3) - clock.now());
-    await vi.waitFor(async () => expect(readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.tlsCert)).fingerprint256).not.toBe(serving0.fingerprint256));
+    await afterResyncs(async () => expect(readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.tlsCert)).fingerprint256).not.toBe(serving0.fingerprint256), 1);
     const serving1 = readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.tlsCert));
     await bothServe(serving1.fingerprint256);
 
     // 2. The CA at 2/3 of its 120 days: the next CA joins the CRD's bundle before it signs anything.
     await step(firstCa.notBefore + (firstCa.notAfter - firstCa.notBefore) * (2 / 3) - clock.now());
-    await vi.waitFor(async () => expect(splitPemBundle(await crdCaBundle())).toHaveLength(2));
+    await afterResyncs(async () => expect(splitPemBundle(await crdCaBundle())).toHaveLength(2), 1);
     expect(served(0)).toBe(serving1.fingerprint256);
 
     // 3. After the overlap the next CA signs a new serving certificate; the old CA stays trusted.
     await step(10 * 60_000);
-    await vi.waitFor(async () => expect(readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.caCert)).fingerprint256).not.toBe(firstCa.fingerprint256));
+    await afterResyncs(async () => expect(readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.caCert)).fingerprint256).not.toBe(firstCa.fingerprint256), 1);
     const serving2 = readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.tlsCert));
     expect(serving2.issuer).not.toBe(serving1.issuer);
     await bothServe(serving2.fingerprint256);
@@ -219,9 +230,8 @@ describe("conversion webhook with only the RBAC of the chart's conversionWebhook
       const token = await rbacServer.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name);
       const leader = await startReplica('rbac-leader', true, rbacServer, token);
       const follower = await startReplica('rbac-follower', false, rbacServer, token);
-      await vi.waitFor(() => expect(leader.webhook.certificates.credentials).toBeDefined());
-      clock.step(RESYNC);
-      await vi.waitFor(() => expect(follower.webhook.certificates.credentials?.certPem).toBe(leader.webhook.certificates.credentials?.certPem));
+      await vi.waitFor(() => expect(leader.webhook.certificates.credentials).toBeDefined(), WAIT);
+      await afterResyncs(() => expect(follower.webhook.certificates.credentials?.certPem).toBe(leader.webhook.certificates.credentials?.certPem));
       const crd = await new ResourceClient<KubeObject>(adminClient, CRDS).get({ name: CRD });
       const caBundle = (crd['spec'] as { conversion: { webhook: { clientConfig: { caBundle?: string } } } }).conversion.webhook.clientConfig.caBundle ?? '';
       expect(Buffer.from(caBundle, 'base64').toString()).toBe(leader.webhook.certificates.credentials?.caBundlePem);

@@ -50,6 +50,12 @@ describe('conversion webhook in the controller bundle', () => {
       expect(JSON.parse(res.body)).toEqual({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'e2e', convertedObjects: [], result: { status: 'Success' } } });
     }
     expect(replicas[1]!.records().some((r) => r['msg'] === 'webhook certificates written')).toBe(false);
+    // Ready (in the Service's endpoints) only with a certificate loaded: the readiness check says so.
+    for (const replica of replicas) {
+      const health = String((await replica.waitForLog('the health server', (r) => r['msg'] === 'starting'))['health']);
+      const res = await fetch(`${health}/readyz/conversion-webhook-certificate`);
+      expect([res.status, await res.text()]).toEqual([200, 'ok']);
+    }
     // The CRD of dist/ has no webhook conversion: the leader says so once and does not patch it.
     expect(replicas[0]!.records().filter((r) => r['msg'] === 'the CRD has no webhook conversion; its caBundle is not injected')).toHaveLength(1);
     const calls = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && ['secrets', 'customresourcedefinitions'].includes(e.resource));

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { CertificateManager, type CertificateManagerOptions, type ServingCredentials } from '../../src/runtime/certificate-manager.ts';
+import { CertificateManager, certificateLoadedCheck, type CertificateManagerOptions, type ServingCredentials } from '../../src/runtime/certificate-manager.ts';
 import { CERTIFICATE_SECRET_KEYS as K, planCertificates, readCertificateState, renewCertificates } from '../../src/runtime/certificate-plan.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { readCertificate } from '../../src/runtime/tls-certificates.ts';
@@ -45,6 +45,12 @@ function replica(server: FakeSecretServer, clock: FakeClock, leader: boolean, ov
 
 const fingerprint = (c: ServingCredentials | undefined): string => readCertificate(c?.certPem ?? '').fingerprint256;
 
+/** Steps the clock once the running manager's sync has finished and scheduled the next one (a sync ends by setting its timer). */
+async function stepWhenScheduled(clock: FakeClock, ms: number): Promise<void> {
+  await vi.waitFor(() => expect(clock.pendingTimers).toBe(1));
+  clock.step(ms);
+}
+
 describe('CertificateManager', () => {
   it('the leader creates the Secret when it is missing, serves it, publishes the CA bundle, and only reads it at each resync', async () => {
     const clock = new FakeClock();
@@ -57,25 +63,35 @@ describe('CertificateManager', () => {
     expect(leader.served).toHaveLength(1);
     expect(leader.served[0]?.certPem).toBe(Buffer.from(server.secret!.data![K.tlsCert]!, 'base64').toString());
     expect(leader.bundles).toEqual([Buffer.from(server.secret!.data![K.caBundle]!, 'base64').toString()]);
-    clock.step(60_000);
+    await stepWhenScheduled(clock, 60_000);
     await vi.waitFor(() => expect(leader.client.calls).toEqual(['get', 'create', 'get']));
     await leader.manager.stop();
     expect(leader.served).toHaveLength(1);
     expect(leader.client.unexpected).toEqual([]);
   });
 
-  it("a follower never writes: it waits for the leader's Secret and serves it from the next resync", async () => {
+  it("a follower never writes: not ready while the Secret is empty, it reads it every retryMs until the leader's certificate is there, then every resync", async () => {
     const clock = new FakeClock();
     const server = new FakeSecretServer();
-    const follower = replica(server, clock, false);
+    const lines: string[] = [];
+    const follower = replica(server, clock, false, { retryMs: 5_000, logger: { info: (_: object, msg: string) => lines.push(msg), warn: () => {}, debug: () => {} } as never });
+    const ready = certificateLoadedCheck(follower.manager);
     follower.manager.start();
     await vi.waitFor(() => expect(follower.client.calls).toEqual(['get']));
-    expect(follower.served).toEqual([]);
+    expect(ready.check()).toEqual({ ok: false, reason: 'no serving certificate loaded from the Secret yet' });
+    await stepWhenScheduled(clock, 5_000);
+    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get', 'get']));
+    expect(lines.filter((l) => l.startsWith('no serving certificate'))).toHaveLength(1);
     const leader = replica(server, clock, true);
     await leader.manager.sync();
-    clock.step(60_000);
+    await stepWhenScheduled(clock, 5_000);
     await vi.waitFor(() => expect(follower.served).toHaveLength(1));
+    expect(ready.check()).toEqual({ ok: true });
     expect(fingerprint(follower.served[0])).toBe(fingerprint(leader.served[0]));
+    await stepWhenScheduled(clock, 59_999);
+    expect(follower.client.calls).toHaveLength(3);
+    await stepWhenScheduled(clock, 1);
+    await vi.waitFor(() => expect(follower.client.calls).toHaveLength(4));
     expect(follower.bundles).toEqual([]);
     expect(follower.client.unexpected).toEqual([]);
     await Promise.all([follower.manager.stop(), leader.manager.stop()]);
@@ -90,9 +106,9 @@ describe('CertificateManager', () => {
     await vi.waitFor(() => expect(leader.served).toHaveLength(1));
     const info = readCertificate(leader.served[0]!.certPem);
     const dueIn = info.notBefore + (info.notAfter - info.notBefore) * (2 / 3) - clock.now();
-    clock.step(dueIn - 1);
+    await stepWhenScheduled(clock, dueIn - 1);
     expect(leader.client.calls).toEqual(['get', 'create']);
-    clock.step(1);
+    await stepWhenScheduled(clock, 1);
     await vi.waitFor(() => expect(leader.served).toHaveLength(2));
     expect(leader.client.calls).toEqual(['get', 'create', 'get', 'update']);
     expect(readCertificate(leader.served[1]!.certPem).notBefore).toBeGreaterThan(info.notBefore);
@@ -140,9 +156,9 @@ describe('CertificateManager', () => {
     await vi.waitFor(() => expect(r.client.calls).toEqual(['get', 'create']));
     expect(r.served).toEqual([]);
     r.client.before = undefined;
-    clock.step(4_999);
+    await stepWhenScheduled(clock, 4_999);
     expect(r.client.calls).toHaveLength(2);
-    clock.step(1);
+    await stepWhenScheduled(clock, 1);
     await vi.waitFor(() => expect(r.served).toHaveLength(1));
     expect(r.client.calls).toEqual(['get', 'create', 'get', 'create']);
     await r.manager.stop();
