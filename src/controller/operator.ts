@@ -2,7 +2,8 @@
  * The controller process, assembled from src/runtime: REST client (every write through the leader
  * election gate), one informer per kind and watched namespace, the BackupSchedule reconciler on a
  * controller loop, leader election on the Lease from dist/ (a replica that loses it pauses its workers
- * and campaigns again), `/metrics`, `/healthz` and `/readyz`, and graceful shutdown (stop intake, finish in-flight reconciles within a deadline, release the Lease,
+ * and campaigns again), `/metrics`, `/healthz` and `/readyz`, the conversion webhook on every replica
+ * when `--conversion-webhook-bind-address` is set, and graceful shutdown (stop intake, finish in-flight reconciles within a deadline, release the Lease,
  * close watches).
  */
 import { randomUUID } from 'node:crypto';
