@@ -27,8 +27,8 @@ import type { Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { startMetricsServer } from '../runtime/metrics-server.ts';
 import { openWriteGate } from '../runtime/write-gate.ts';
-import { certificateLoadedCheck, type SecretObject } from '../runtime/certificate-manager.ts';
-import { startConversionWebhook, type RunningConversionWebhook } from './conversion-webhook-server.ts';
+import type { SecretObject } from '../runtime/certificate-manager.ts';
+import type { RunningConversionWebhook } from './conversion-webhook-server.ts';
 import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
 import type { ControllerOptions } from './cli-options.ts';
 import { eventsDroppedCounter } from './controller-metrics.ts';
@@ -362,6 +362,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   let webhook: RunningConversionWebhook | undefined;
   if (options.conversionWebhookAddress) {
     const gate = elector?.gate ?? openWriteGate;
+    // Loaded only when asked for: node-forge and the certificate code stay out of a controller without it.
+    const [{ startConversionWebhook }, { certificateLoadedCheck }] = await Promise.all([import('./conversion-webhook-server.ts'), import('../runtime/certificate-manager.ts')]);
     webhook = await withFlag(
       '--conversion-webhook-bind-address',
       startConversionWebhook({
