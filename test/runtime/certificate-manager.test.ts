@@ -10,6 +10,8 @@ import { FakeSecretClient, FakeSecretServer } from './fake-secret-client.ts';
 const DAY = 86_400_000;
 const policy = { commonName: 'hook', dnsNames: ['hook.ns.svc'], caLifetimeMs: 300 * DAY, servingLifetimeMs: 30 * DAY, caOverlapMs: 3_600_000 };
 const logger = pino({ level: 'silent' });
+/** Generous: keys are generated while other suites share the 2 cores; the fake clock does not move meanwhile. */
+const WAIT = { timeout: 10_000 };
 
 interface Replica {
   readonly manager: CertificateManager;
@@ -47,7 +49,7 @@ const fingerprint = (c: ServingCredentials | undefined): string => readCertifica
 
 /** Steps the clock once the running manager's sync has finished and scheduled the next one (a sync ends by setting its timer). */
 async function stepWhenScheduled(clock: FakeClock, ms: number): Promise<void> {
-  await vi.waitFor(() => expect(clock.pendingTimers).toBe(1));
+  await vi.waitFor(() => expect(clock.pendingTimers).toBe(1), WAIT);
   clock.step(ms);
 }
 
@@ -57,14 +59,14 @@ describe('CertificateManager', () => {
     const server = new FakeSecretServer();
     const leader = replica(server, clock, true);
     leader.manager.start();
-    await vi.waitFor(() => expect(leader.bundles).toHaveLength(1));
+    await vi.waitFor(() => expect(leader.bundles).toHaveLength(1), WAIT);
     expect(leader.client.calls).toEqual(['get', 'create']);
     expect(Object.keys(server.secret?.data ?? {}).sort()).toEqual([K.caBundle, K.caCert, K.caKey, K.tlsCert, K.tlsKey].sort());
     expect(leader.served).toHaveLength(1);
     expect(leader.served[0]?.certPem).toBe(Buffer.from(server.secret!.data![K.tlsCert]!, 'base64').toString());
     expect(leader.bundles).toEqual([Buffer.from(server.secret!.data![K.caBundle]!, 'base64').toString()]);
     await stepWhenScheduled(clock, 60_000);
-    await vi.waitFor(() => expect(leader.client.calls).toEqual(['get', 'create', 'get']));
+    await vi.waitFor(() => expect(leader.client.calls).toEqual(['get', 'create', 'get']), WAIT);
     await leader.manager.stop();
     expect(leader.served).toHaveLength(1);
     expect(leader.client.unexpected).toEqual([]);
@@ -77,21 +79,21 @@ describe('CertificateManager', () => {
     const follower = replica(server, clock, false, { retryMs: 5_000, logger: { info: (_: object, msg: string) => lines.push(msg), warn: () => {}, debug: () => {} } as never });
     const ready = certificateLoadedCheck(follower.manager);
     follower.manager.start();
-    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get']));
+    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get']), WAIT);
     expect(ready.check()).toEqual({ ok: false, reason: 'no serving certificate loaded from the Secret yet' });
     await stepWhenScheduled(clock, 5_000);
-    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get', 'get']));
+    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get', 'get']), WAIT);
     expect(lines.filter((l) => l.startsWith('no serving certificate'))).toHaveLength(1);
     const leader = replica(server, clock, true);
     await leader.manager.sync();
     await stepWhenScheduled(clock, 5_000);
-    await vi.waitFor(() => expect(follower.served).toHaveLength(1));
+    await vi.waitFor(() => expect(follower.served).toHaveLength(1), WAIT);
     expect(ready.check()).toEqual({ ok: true });
     expect(fingerprint(follower.served[0])).toBe(fingerprint(leader.served[0]));
     await stepWhenScheduled(clock, 59_999);
     expect(follower.client.calls).toHaveLength(3);
     await stepWhenScheduled(clock, 1);
-    await vi.waitFor(() => expect(follower.client.calls).toHaveLength(4));
+    await vi.waitFor(() => expect(follower.client.calls).toHaveLength(4), WAIT);
     expect(follower.bundles).toEqual([]);
     expect(follower.client.unexpected).toEqual([]);
     await Promise.all([follower.manager.stop(), leader.manager.stop()]);
@@ -103,13 +105,13 @@ describe('CertificateManager', () => {
     // A resync longer than the lifetime: only the planner's nextCheckAt can wake the manager in time.
     const leader = replica(server, clock, true, { resyncMs: 365 * DAY });
     leader.manager.start();
-    await vi.waitFor(() => expect(leader.served).toHaveLength(1));
+    await vi.waitFor(() => expect(leader.served).toHaveLength(1), WAIT);
     const info = readCertificate(leader.served[0]!.certPem);
     const dueIn = info.notBefore + (info.notAfter - info.notBefore) * (2 / 3) - clock.now();
     await stepWhenScheduled(clock, dueIn - 1);
     expect(leader.client.calls).toEqual(['get', 'create']);
     await stepWhenScheduled(clock, 1);
-    await vi.waitFor(() => expect(leader.served).toHaveLength(2));
+    await vi.waitFor(() => expect(leader.served).toHaveLength(2), WAIT);
     expect(leader.client.calls).toEqual(['get', 'create', 'get', 'update']);
     expect(readCertificate(leader.served[1]!.certPem).notBefore).toBeGreaterThan(info.notBefore);
     await leader.manager.stop();
@@ -153,13 +155,13 @@ describe('CertificateManager', () => {
       if (verb === 'create') throw new WriteGateClosedError('create secrets ns/hook-tls refused: not the leader');
     };
     r.manager.start();
-    await vi.waitFor(() => expect(r.client.calls).toEqual(['get', 'create']));
+    await vi.waitFor(() => expect(r.client.calls).toEqual(['get', 'create']), WAIT);
     expect(r.served).toEqual([]);
     r.client.before = undefined;
     await stepWhenScheduled(clock, 4_999);
     expect(r.client.calls).toHaveLength(2);
     await stepWhenScheduled(clock, 1);
-    await vi.waitFor(() => expect(r.served).toHaveLength(1));
+    await vi.waitFor(() => expect(r.served).toHaveLength(1), WAIT);
     expect(r.client.calls).toEqual(['get', 'create', 'get', 'create']);
     await r.manager.stop();
   });
