@@ -15,8 +15,9 @@ export const CONVERSION_WEBHOOK_PATH = '/convert';
 
 /**
  * Largest request accepted. kube-apiserver converts a whole LIST in one review (webhook_converter.go),
- * so this bounds the largest list read in the other version: ~16,000 schedules of 2 KiB (a stored one with its managedFields). The JSON is parsed
- * whole, a few times its size in heap, so the bound also keeps one request within the controller's heap.
+ * so this bounds the largest list read in the other version: ~16,000 schedules of 2 KiB (a stored one
+ * with its managedFields). The JSON is parsed whole, a few times its size in heap, so the bound also
+ * keeps one request within the controller's heap (192 MiB old space, src/controller/node-flags.ts).
  */
 export const DEFAULT_MAX_REVIEW_BYTES = 32 * 2 ** 20;
 
