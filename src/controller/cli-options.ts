@@ -42,6 +42,12 @@ export interface ControllerOptions {
   readonly allowedBackupImages: readonly string[];
   /** `--shutdown-timeout`: seconds in-flight reconciles get at SIGTERM. @default 10 */
   readonly shutdownTimeoutSeconds: number;
+  /** `--conversion-webhook-bind-address`: the conversion webhook's HTTPS port; `0` disables. @default undefined ('0') */
+  readonly conversionWebhookAddress: BindAddress | undefined;
+  /** `--conversion-webhook-service-name`: the Service the certificate is issued for. @default 'backupschedule-operator-webhook' */
+  readonly conversionWebhookServiceName: string;
+  /** `--conversion-webhook-secret-name`: the Secret holding the CA and serving certificate. @default 'backupschedule-operator-webhook-tls' */
+  readonly conversionWebhookSecretName: string;
 }
 
 /** What the command line asks for. */
@@ -82,6 +88,15 @@ Flags:
                                       e.g. registry.example.com/backup/*; repeatable (default: none,
                                       only --backup-image)
   --shutdown-timeout <seconds>        time in-flight reconciles get on SIGTERM (default: 10)
+  --conversion-webhook-bind-address <[host]:port>
+                                      HTTPS conversion webhook (POST /convert), on every replica;
+                                      "0" disables (default: 0)
+  --conversion-webhook-service-name <name>
+                                      Service the webhook certificate names, in the Lease namespace
+                                      (default: backupschedule-operator-webhook)
+  --conversion-webhook-secret-name <name>
+                                      Secret with the webhook's CA and certificate, kept by the leader
+                                      (default: backupschedule-operator-webhook-tls)
   --help                              print this help
 `;
 
@@ -104,6 +119,22 @@ function integer(flag: string, value: string, min: number, max: number): number 
 
 function nonEmpty(flag: string, value: string | undefined): string | undefined {
   if (value === '') throw new UsageError(`--${flag}: must not be empty`);
+  return value;
+}
+
+/** A Service name: an RFC 1035 label (it becomes the first label of the certificate's DNS names). */
+function dnsLabel(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) {
+    throw new UsageError(`--${flag}: ${JSON.stringify(value)} is not a valid Service name (lower-case letters, digits and "-", starting with a letter, at most 63)`);
+  }
+  return value;
+}
+
+/** A Secret name: an RFC 1123 subdomain. */
+function dnsSubdomain(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && (value.length > 253 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(value))) {
+    throw new UsageError(`--${flag}: ${JSON.stringify(value)} is not a valid Secret name (lower-case RFC 1123 subdomain, at most 253)`);
+  }
   return value;
 }
 
@@ -149,6 +180,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'backup-image': { type: 'string' },
         'allowed-backup-images': { type: 'string', multiple: true },
         'shutdown-timeout': { type: 'string' },
+        'conversion-webhook-bind-address': { type: 'string' },
+        'conversion-webhook-service-name': { type: 'string' },
+        'conversion-webhook-secret-name': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -193,6 +227,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
       backupImage: nonEmpty('backup-image', values['backup-image']) ?? DEFAULT_IMAGE,
       allowedBackupImages: [...new Set(allowedBackupImages)],
       shutdownTimeoutSeconds: integer('shutdown-timeout', values['shutdown-timeout'] ?? '10', 0, 3600),
+      conversionWebhookAddress: bindAddress('conversion-webhook-bind-address', values['conversion-webhook-bind-address'] ?? '0'),
+      conversionWebhookServiceName: dnsLabel('conversion-webhook-service-name', values['conversion-webhook-service-name']) ?? 'backupschedule-operator-webhook',
+      conversionWebhookSecretName: dnsSubdomain('conversion-webhook-secret-name', values['conversion-webhook-secret-name']) ?? 'backupschedule-operator-webhook-tls',
     },
   };
 }

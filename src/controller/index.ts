@@ -1,4 +1,4 @@
-/** The BackupSchedule controller: reconciler, event mapping, Events, flags and the process assembly. */
+/** The BackupSchedule controller: reconciler, event mapping, Events, the conversion webhook, flags and the process assembly. */
 export {
   BackupScheduleReconciler,
   type BackupScheduleReconcilerOptions,
@@ -12,3 +12,6 @@ export { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './ev
 export { KubeEventRecorder, type EventRecorder, type EventType, type EventWriter, type KubeEventRecorderOptions } from './event-recorder.ts';
 export { CONTROLLER_NAME, startOperator, type OperatorEnvironment, type RunningOperator } from './operator.ts';
 export { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';
+export { caBundleInjector, type CaBundleInjectorOptions, type CrdClient } from './ca-bundle-injector.ts';
+export { CONVERSION_WEBHOOK_PATH, conversionWebhookHandler, DEFAULT_MAX_REVIEW_BYTES, type ConversionWebhookOptions } from './conversion-webhook.ts';
+export { startConversionWebhook, webhookDnsNames, type ConversionWebhookServerOptions, type RunningConversionWebhook } from './conversion-webhook-server.ts';

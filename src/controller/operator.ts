@@ -2,7 +2,8 @@
  * The controller process, assembled from src/runtime: REST client (every write through the leader
  * election gate), one informer per kind and watched namespace, the BackupSchedule reconciler on a
  * controller loop, leader election on the Lease from dist/ (a replica that loses it pauses its workers
- * and campaigns again), `/metrics`, `/healthz` and `/readyz`, and graceful shutdown (stop intake, finish in-flight reconciles within a deadline, release the Lease,
+ * and campaigns again), `/metrics`, `/healthz` and `/readyz`, the conversion webhook on every replica
+ * when `--conversion-webhook-bind-address` is set, and graceful shutdown (stop intake, finish in-flight reconciles within a deadline, release the Lease,
  * close watches).
  */
 import { randomUUID } from 'node:crypto';
@@ -26,6 +27,8 @@ import type { Logger } from '../runtime/logger.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { startMetricsServer } from '../runtime/metrics-server.ts';
 import { openWriteGate } from '../runtime/write-gate.ts';
+import type { SecretObject } from '../runtime/certificate-manager.ts';
+import type { RunningConversionWebhook } from './conversion-webhook-server.ts';
 import { BackupScheduleReconciler } from './backupschedule-reconciler.ts';
 import type { ControllerOptions } from './cli-options.ts';
 import { eventsDroppedCounter } from './controller-metrics.ts';
@@ -38,6 +41,8 @@ import { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from '
 export const CONTROLLER_NAME = 'backupschedule';
 
 const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true };
+const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
+const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
 
 /** Index of the BackupSchedule caches: `namespace/<child CronJob name>` → the schedule. */
 const CHILD_NAME_INDEX = 'child-name';
@@ -65,6 +70,8 @@ export interface RunningOperator {
   readonly healthUrl: string | undefined;
   /** The metrics server's URL, when serving. */
   readonly metricsUrl: string | undefined;
+  /** The conversion webhook's URL (`https://…`, path `/convert`), when serving. */
+  readonly conversionWebhookUrl: string | undefined;
   /** Resolves when the process should exit, with the exit code (caches never synced…). */
   readonly failed: Promise<number>;
   /** Graceful shutdown; resolves once everything is closed. */
@@ -182,11 +189,11 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
 
   let elector: LeaderElector | undefined;
   let onStartedLeading: () => void = () => {};
+  const leaseNamespace = options.leaseNamespace ?? (env.inCluster ? config.namespace : 'backupschedule-system');
   if (options.leaderElect) {
     // The lock's own client must not pass the gate: the release is written with the gate closed.
     const leaseClient = new KubeClient({ config, userAgent, onRequest: metrics.restClientObserver });
     const leases = new ResourceClient<LeaseObject & KubeObject>(leaseClient, LEASES);
-    const leaseNamespace = options.leaseNamespace ?? (env.inCluster ? config.namespace : 'backupschedule-system');
     elector = new LeaderElector({
       lock: createLeaseLock({
         namespace: leaseNamespace,
@@ -350,14 +357,42 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     ? await withFlag('--metrics-bind-address', startMetricsServer(options.metricsAddress, metrics.registry))
     : undefined;
   if (metricsServer) servers.push(metricsServer);
+  // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
+  // leader only (the gated client), read by all.
+  let webhook: RunningConversionWebhook | undefined;
+  if (options.conversionWebhookAddress) {
+    const gate = elector?.gate ?? openWriteGate;
+    // Loaded only when asked for: node-forge and the certificate code stay out of a controller without it.
+    const [{ startConversionWebhook }, { certificateLoadedCheck }] = await Promise.all([import('./conversion-webhook-server.ts'), import('../runtime/certificate-manager.ts')]);
+    webhook = await withFlag(
+      '--conversion-webhook-bind-address',
+      startConversionWebhook({
+        address: options.conversionWebhookAddress,
+        namespace: leaseNamespace,
+        serviceName: options.conversionWebhookServiceName,
+        secretName: options.conversionWebhookSecretName,
+        secrets: new ResourceClient<SecretObject>(client, SECRETS),
+        crds: new ResourceClient<KubeObject>(client, CRDS),
+        isLeader: () => gate.isOpen(),
+        clock,
+        logger,
+      }),
+    ).catch(async (err: unknown) => {
+      await Promise.all(servers.map((s) => s.close()));
+      throw err;
+    });
+    servers.push(webhook);
+    // Not ready (out of the Service's endpoints) until it has a certificate to serve.
+    readyz.push(certificateLoadedCheck(webhook.certificates));
+  }
   const healthServer = options.healthAddress
     ? await withFlag('--health-probe-bind-address', startHealthServer({ address: options.healthAddress, healthz, readyz })).catch(async (err: unknown) => {
-        await metricsServer?.close();
+        await Promise.all(servers.map((s) => s.close()));
         throw err;
       })
     : undefined;
   if (healthServer) servers.push(healthServer);
-  logger.info({ metrics: metricsServer?.url, health: healthServer?.url, namespaces: options.namespaces.length > 0 ? options.namespaces : 'all', identity }, 'starting');
+  logger.info({ metrics: metricsServer?.url, health: healthServer?.url, conversionWebhook: webhook?.url, namespaces: options.namespaces.length > 0 ? options.namespaces : 'all', identity }, 'starting');
 
   for (const informer of informers) informer.start();
 
@@ -395,6 +430,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     onStartedLeading = () => {
       if (shuttingDown) return;
       logger.info({ identity }, 'became leader; starting workers');
+      void webhook?.certificates.sync();
       if (!workersStarted) {
         workersStarted = true;
         startWorkers();
@@ -411,6 +447,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   return {
     healthUrl: healthServer?.url,
     metricsUrl: metricsServer?.url,
+    conversionWebhookUrl: webhook?.url,
     failed,
     async shutdown() {
       if (shuttingDown) return;

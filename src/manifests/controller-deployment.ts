@@ -4,6 +4,7 @@ import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
 import { DEFAULT_IMAGE } from '../pure/image.ts';
 import { imagePatternProblem } from '../pure/image-policy.ts';
+import { WEBHOOK_PORT } from './conversion-webhook.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
@@ -55,6 +56,12 @@ export interface ControllerDeploymentProps {
    */
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /**
+   * Serve the conversion webhook on {@link WEBHOOK_PORT} (container port `webhook`), its certificate
+   * issued for `serviceName` and kept in `secretName`. Unset: the flag stays at its default, off.
+   * @default undefined
+   */
+  readonly conversionWebhook?: { readonly serviceName: string; readonly secretName: string };
+  /**
    * Labels on the Deployment and its Pods; the selector uses only the stable name/instance pair.
    * @default {}
    */
@@ -75,6 +82,13 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
     ...(props.watchedNamespaces ?? []).map((ns) => `--namespace=${ns}`),
     `--backup-image=${props.image ?? DEFAULT_IMAGE}`,
     ...((props.allowedBackupImages ?? []).length > 0 ? [`--allowed-backup-images=${(props.allowedBackupImages ?? []).join(',')}`] : []),
+    ...(props.conversionWebhook
+      ? [
+          `--conversion-webhook-bind-address=:${WEBHOOK_PORT}`,
+          `--conversion-webhook-service-name=${props.conversionWebhook.serviceName}`,
+          `--conversion-webhook-secret-name=${props.conversionWebhook.secretName}`,
+        ]
+      : []),
   ];
 }
 
@@ -87,6 +101,8 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
 export class ControllerDeployment extends Construct {
   /** The Deployment API object. */
   public readonly deployment: ApiObject;
+  /** The Pods' labels its selector matches (a Service in front of them selects the same). */
+  public readonly selector: Readonly<Record<string, string>>;
 
   public constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
     super(scope, id);
@@ -96,6 +112,7 @@ export class ControllerDeployment extends Construct {
       if (pattern.includes(',')) throw new Error(`ControllerDeployment: allowedBackupImages: ${JSON.stringify(pattern)} contains a comma, which separates patterns in --allowed-backup-images`);
     }
     const selector = { 'app.kubernetes.io/name': 'backupschedule-operator', 'app.kubernetes.io/instance': props.name };
+    this.selector = selector;
     const labels = { ...(props.labels ?? {}), ...selector, 'app.kubernetes.io/component': 'controller' };
     const probe = (path: string, periodSeconds: number): IProbe => ({
       httpGet: { path, port: 'health' },
@@ -135,6 +152,7 @@ export class ControllerDeployment extends Construct {
                 ports: [
                   { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
                   { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
+                  ...(props.conversionWebhook ? [{ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' as const }] : []),
                 ],
                 livenessProbe: { ...probe('/healthz', 20), initialDelaySeconds: 5 },
                 readinessProbe: { ...probe('/readyz', 10), initialDelaySeconds: 2 },

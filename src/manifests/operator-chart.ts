@@ -4,6 +4,7 @@ import type { INamespace } from 'kubernetes-models/v1/Namespace';
 import { DEFAULT_IMAGE } from '../pure/image.ts';
 import { OPERATOR_NAME } from '../pure/labels.ts';
 import { ControllerDeployment } from './controller-deployment.ts';
+import { ConversionWebhook } from './conversion-webhook.ts';
 import { BackupScheduleCrd } from './crd.ts';
 import { kubeObject } from './kube-object.ts';
 import { LeaderLease } from './leader-lease.ts';
@@ -50,7 +51,20 @@ export interface OperatorChartProps {
    * @default true
    */
   readonly includeExample?: boolean;
+  /**
+   * Serve the conversion webhook from every controller replica: adds its Service, the empty certificate
+   * Secret the controller fills and rotates, the RBAC for that one Secret and that one CRD's caBundle,
+   * and the controller's `--conversion-webhook-*` flags. The CRD is not pointed at the webhook by this
+   * option (it serves one version, so nothing converts yet).
+   * @default false
+   */
+  readonly conversionWebhook?: boolean;
 }
+
+/** Name of the conversion webhook's Service. */
+export const WEBHOOK_SERVICE_NAME = `${OPERATOR_NAME}-webhook`;
+/** Name of the conversion webhook's certificate Secret. */
+export const WEBHOOK_SECRET_NAME = `${OPERATOR_NAME}-webhook-tls`;
 
 /**
  * Everything the operator needs in a cluster: Namespace, CRD, RBAC (the controller's, and the viewer and
@@ -74,10 +88,11 @@ export class OperatorChart extends Chart {
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
     new BackupScheduleCrd(this, 'Crd', { labels });
-    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels });
+    const webhook = props.conversionWebhook ? { serviceName: WEBHOOK_SERVICE_NAME, secretName: WEBHOOK_SECRET_NAME } : undefined;
+    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, ...(webhook ? { webhookSecretName: webhook.secretName } : {}) });
     new UserClusterRoles(this, 'UserRoles', { namePrefix: 'backupschedule', labels });
     new LeaderLease(this, 'LeaderLease', { name: leaseName, namespace, labels });
-    new ControllerDeployment(this, 'Controller', {
+    const controller = new ControllerDeployment(this, 'Controller', {
       name: OPERATOR_NAME,
       namespace,
       serviceAccountName: rbac.serviceAccount.name,
@@ -88,6 +103,8 @@ export class OperatorChart extends Chart {
       replicas: props.replicas ?? 2,
       watchedNamespaces: props.watchedNamespaces ?? [],
       labels,
+      ...(webhook ? { conversionWebhook: webhook } : {}),
     });
+    if (webhook) new ConversionWebhook(this, 'ConversionWebhook', { namespace, ...webhook, selector: controller.selector, labels });
   }
 }

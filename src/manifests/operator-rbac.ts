@@ -6,7 +6,7 @@ import type { IClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k
 import type { IPolicyRule } from 'kubernetes-models/rbac.authorization.k8s.io/v1/PolicyRule';
 import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
-import { API_GROUP, PLURAL } from '../api/constants.ts';
+import { API_GROUP, CRD_NAME, PLURAL } from '../api/constants.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
@@ -18,6 +18,12 @@ export interface OperatorRbacProps {
   readonly name: string;
   /** Name of the leader-election Lease (the Role is limited to it). */
   readonly leaseName: string;
+  /**
+   * Name of the conversion webhook's certificate Secret: when set, a Role for that one Secret and the
+   * rule for the one CRD whose caBundle the controller injects. Unset: no webhook, no such rights.
+   * @default undefined
+   */
+  readonly webhookSecretName?: string;
   /**
    * Labels on every object.
    * @default {}
@@ -50,7 +56,18 @@ export function leaseRules(leaseName: string): IPolicyRule[] {
   return [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] }];
 }
 
-/** ServiceAccount, ClusterRole + ClusterRoleBinding, and a namespaced Role + RoleBinding for the Lease. */
+/** The CRD rule of the conversion webhook: read and patch the caBundle of this one CRD. */
+export const CRD_CA_BUNDLE_RULE: IPolicyRule = { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [CRD_NAME], verbs: ['get', 'patch'] };
+
+/** The certificate Secret rule: only the one Secret the synth ships, so no `create`. */
+export function webhookSecretRules(secretName: string): IPolicyRule[] {
+  return [{ apiGroups: [''], resources: ['secrets'], resourceNames: [secretName], verbs: ['get', 'update'] }];
+}
+
+/**
+ * ServiceAccount, ClusterRole + ClusterRoleBinding, a namespaced Role + RoleBinding for the Lease, and
+ * with `webhookSecretName` a Role + RoleBinding for the certificate Secret.
+ */
 export class OperatorRbac extends Construct {
   /** The controller's ServiceAccount. */
   public readonly serviceAccount: ApiObject;
@@ -71,7 +88,7 @@ export class OperatorRbac extends Construct {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name, labels, annotations },
-      rules: [...CLUSTER_RULES],
+      rules: props.webhookSecretName ? [...CLUSTER_RULES, CRD_CA_BUNDLE_RULE] : [...CLUSTER_RULES],
     });
     kubeObject<IClusterRoleBinding>(this, 'ClusterRoleBinding', {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -80,19 +97,23 @@ export class OperatorRbac extends Construct {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
       subjects: [subject],
     });
-    const leaderName = `${name}-leader-election`;
-    kubeObject<IRole>(this, 'LeaderElectionRole', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: leaderName, namespace, labels, annotations },
-      rules: leaseRules(props.leaseName),
-    });
-    kubeObject<IRoleBinding>(this, 'LeaderElectionRoleBinding', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: leaderName, namespace, labels, annotations },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaderName },
-      subjects: [subject],
-    });
+    // A namespaced Role and its binding to the ServiceAccount, for rules limited to one object by name.
+    const namespacedRole = (idPrefix: string, roleName: string, rules: IPolicyRule[]): void => {
+      kubeObject<IRole>(this, `${idPrefix}Role`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: roleName, namespace, labels, annotations },
+        rules,
+      });
+      kubeObject<IRoleBinding>(this, `${idPrefix}RoleBinding`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: roleName, namespace, labels, annotations },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName },
+        subjects: [subject],
+      });
+    };
+    namespacedRole('LeaderElection', `${name}-leader-election`, leaseRules(props.leaseName));
+    if (props.webhookSecretName) namespacedRole('WebhookCertificate', `${name}-webhook-certificate`, webhookSecretRules(props.webhookSecretName));
   }
 }

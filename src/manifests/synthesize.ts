@@ -38,6 +38,8 @@ export const KIND_ORDER: readonly string[] = [
   'Role',
   'RoleBinding',
   'Lease',
+  'Secret',
+  'Service',
   'Deployment',
 ];
 

@@ -1,8 +1,10 @@
 /**
  * The small HTTP servers of the process (`/metrics`, `/healthz`, `/readyz`), bound to addresses in
- * controller-runtime's flag format (`:8080`, `127.0.0.1:8081`, `0` = disabled).
+ * controller-runtime's flag format (`:8080`, `127.0.0.1:8081`, `0` = disabled), and what they share
+ * with the HTTPS server (routing, listening, bounded request bodies).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** A host/port pair to listen on. */
@@ -37,9 +39,9 @@ export interface RunningServer {
 /** A request handler; it may answer asynchronously. */
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-/** Starts an HTTP server; routes unknown paths to 404. */
-export async function startHttpServer(address: BindAddress, routes: Readonly<Record<string, Handler>>): Promise<RunningServer> {
-  const server: Server = createServer((req, res) => {
+/** A request listener dispatching on the path (a route ending in `/` also takes what is below it); unknown paths get 404. */
+export function routeRequests(routes: Readonly<Record<string, Handler>>): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const handler = routes[path] ?? Object.entries(routes).find(([prefix]) => prefix.endsWith('/') && path.startsWith(prefix))?.[1];
     if (!handler) {
@@ -50,9 +52,11 @@ export async function startHttpServer(address: BindAddress, routes: Readonly<Rec
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`internal error: ${(err as Error).message}\n`);
     });
-  });
-  // Probes and scrapes are short: do not let idle keep-alive sockets hold shutdown up.
-  server.keepAliveTimeout = 5_000;
+  };
+}
+
+/** Listens on `address` (errors name the address and why) and returns the server as a {@link RunningServer}. */
+export async function listen(server: Server | HttpsServer, address: BindAddress, scheme: 'http' | 'https'): Promise<RunningServer> {
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
       const why = err.code === 'EADDRINUSE' ? 'the address is already in use' : err.code === 'EACCES' ? 'permission denied' : err.message;
@@ -68,11 +72,56 @@ export async function startHttpServer(address: BindAddress, routes: Readonly<Rec
   const host = bound.address;
   return {
     address: { host, port: bound.port },
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`,
+    url: `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+/** Starts an HTTP server; routes unknown paths to 404. */
+export async function startHttpServer(address: BindAddress, routes: Readonly<Record<string, Handler>>): Promise<RunningServer> {
+  const server: Server = createServer(routeRequests(routes));
+  // Probes and scrapes are short: do not let idle keep-alive sockets hold shutdown up.
+  server.keepAliveTimeout = 5_000;
+  return listen(server, address, 'http');
+}
+
+/** A request body over the limit: answer 413. */
+export class RequestBodyTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`request body exceeds ${limitBytes} bytes`);
+    this.name = 'RequestBodyTooLargeError';
+  }
+}
+
+/**
+ * Reads a request body of at most `limitBytes`: refused at once when Content-Length says more, and
+ * stopped as soon as the stream passes the limit (a chunked body announces no length).
+ */
+export function readRequestBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > limitBytes) {
+      req.resume();
+      reject(new RequestBodyTooLargeError(limitBytes));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new RequestBodyTooLargeError(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    req.on('error', reject);
+  });
 }

@@ -21,6 +21,9 @@ describe('parseCommandLine', () => {
         backupImage: DEFAULT_IMAGE,
         allowedBackupImages: [],
         shutdownTimeoutSeconds: 10,
+        conversionWebhookAddress: undefined,
+        conversionWebhookServiceName: 'backupschedule-operator-webhook',
+        conversionWebhookSecretName: 'backupschedule-operator-webhook-tls',
       },
     });
   });
@@ -33,6 +36,13 @@ describe('parseCommandLine', () => {
     expect(command).toMatchObject({
       kind: 'run',
       options: { leaderElect: true, leaseName: 'l', leaseNamespace: 'ns', healthAddress: { host: '127.0.0.1', port: 0 }, concurrency: 4, logLevel: 'debug', namespaces: ['a', 'b'], backupImage: 'img:1', kubeconfig: '/k' },
+    });
+  });
+
+  it('reads the conversion webhook flags (off unless a port is given)', () => {
+    const command = parseCommandLine(['--conversion-webhook-bind-address=:9443', '--conversion-webhook-service-name=hook', '--conversion-webhook-secret-name=hook-tls.v2']);
+    expect(command).toMatchObject({
+      options: { conversionWebhookAddress: { host: '0.0.0.0', port: 9443 }, conversionWebhookServiceName: 'hook', conversionWebhookSecretName: 'hook-tls.v2' },
     });
   });
 
@@ -69,6 +79,9 @@ describe('parseCommandLine', () => {
     [['--lease-name='], '--lease-name: must not be empty'],
     [['--leader-elect=yes'], '--leader-elect: expected true or false, got "yes"'],
     [['frobnicate'], 'unexpected argument "frobnicate"'],
+    [['--conversion-webhook-bind-address=9443'], '--conversion-webhook-bind-address: "9443" is not host:port'],
+    [['--conversion-webhook-service-name=1hook'], '--conversion-webhook-service-name: "1hook" is not a valid Service name'],
+    [['--conversion-webhook-secret-name=Hook'], '--conversion-webhook-secret-name: "Hook" is not a valid Secret name'],
     [['--allowed-backup-images=a/*,,b'], '--allowed-backup-images: an image pattern must not be empty'],
     [['--allowed-backup-images=a/*\tb'], '--allowed-backup-images: image pattern "a/*\\tb" contains whitespace'],
   ])('rejects %j with a message naming the flag', (argv, message) => {

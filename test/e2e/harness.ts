@@ -41,6 +41,7 @@ const KINDS: Readonly<Record<string, ResourceType>> = {
   Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
+  Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   Event: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   BackupSchedule: BACKUP_SCHEDULES,

@@ -1,0 +1,214 @@
+/**
+ * Keeps a CA and a serving certificate in one Secret with no other infrastructure (no cert-manager), and
+ * hands the current certificate to a server. Every replica reads the Secret (a GET each `resyncMs`) and
+ * serves what it holds; only the leader writes it: creates it when missing, renews by the rules of
+ * {@link planCertificates}, and publishes the CA bundle through `onCaBundle` (a CRD's `caBundle`).
+ * Writes go through the caller's gated client, so a replica that just lost the lead cannot write.
+ * Replicas racing to create the Secret: AlreadyExists → read theirs; a Conflict on update → read again.
+ */
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-status-error.ts';
+import type { KubeObject } from '../kube/object.ts';
+import { realClock, type Clock, type TimerHandle } from './clock.ts';
+import {
+  CERTIFICATE_SECRET_KEYS,
+  planCertificates,
+  readCertificateState,
+  renewCertificates,
+  type CertificateState,
+  type RotationPolicy,
+} from './certificate-plan.ts';
+import type { HealthCheck } from './health.ts';
+import type { Logger } from './logger.ts';
+import { WriteGateClosedError } from './write-gate.ts';
+
+/** A core/v1 Secret, as far as this module reads it. */
+export interface SecretObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+/** The calls made on the one Secret (a `ResourceClient` of secrets fits). */
+export interface SecretClient {
+  get(ref: { namespace: string; name: string }): Promise<SecretObject>;
+  create(secret: SecretObject): Promise<SecretObject>;
+  update(secret: SecretObject): Promise<SecretObject>;
+}
+
+/** What a server needs to serve: PEM certificate and key, and the CAs clients trust. */
+export interface ServingCredentials {
+  readonly certPem: string;
+  readonly keyPem: string;
+  readonly caBundlePem: string;
+}
+
+/** Options of {@link CertificateManager}. */
+export interface CertificateManagerOptions {
+  readonly secrets: SecretClient;
+  readonly namespace: string;
+  readonly secretName: string;
+  /** Names, lifetimes and rotation points of the certificates. */
+  readonly policy: RotationPolicy;
+  /** Whether this replica may write now (the leader's write gate). */
+  isLeader(): boolean;
+  /** Called on every replica whenever the Secret's serving certificate changes (and first when one is read). */
+  onCredentials(credentials: ServingCredentials): void;
+  /** Leader only, after every sync: publish the CA bundle (PEM). A failure is logged and retried at the next sync. @default none */
+  readonly onCaBundle?: (caBundlePem: string) => Promise<void>;
+  /** How often the Secret is read again. @default 60_000 */
+  readonly resyncMs?: number;
+  /** Wait after a failed sync, and between reads while there is no certificate to serve yet. @default 5_000 */
+  readonly retryMs?: number;
+  /** @default realClock */
+  readonly clock?: Clock;
+  readonly logger: Pick<Logger, 'info' | 'warn' | 'debug'>;
+}
+
+/** See the module doc. */
+export class CertificateManager {
+  readonly #o: CertificateManagerOptions;
+  readonly #clock: Clock;
+  #timer: TimerHandle | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #stopped = true;
+  #served: string | undefined;
+  #waitingLogged = false;
+  #credentials: ServingCredentials | undefined;
+
+  constructor(options: CertificateManagerOptions) {
+    if (options.policy.dnsNames.length === 0) throw new TypeError('CertificateManager: policy.dnsNames must not be empty');
+    this.#o = options;
+    this.#clock = options.clock ?? realClock;
+  }
+
+  /** The credentials served now, once the Secret held a valid serving certificate. */
+  get credentials(): ServingCredentials | undefined {
+    return this.#credentials;
+  }
+
+  /** Starts syncing (the first sync at once). */
+  start(): void {
+    this.#stopped = false;
+    void this.sync();
+  }
+
+  /** Stops the timer; a sync in flight finishes. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** Syncs now (e.g. on becoming leader); resolves when done. Concurrent calls coalesce. */
+  sync(): Promise<void> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        let nextMs: number;
+        try {
+          nextMs = await this.#syncOnce();
+        } catch (err) {
+          nextMs = this.#o.retryMs ?? 5_000;
+          const level = err instanceof WriteGateClosedError ? 'debug' : 'warn';
+          this.#o.logger[level]({ err: String(err), secret: this.#ref() }, 'certificate sync failed; retrying');
+        }
+        this.#schedule(nextMs);
+      } while (this.#again && !this.#stopped);
+    })().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  #ref(): string {
+    return `${this.#o.namespace}/${this.#o.secretName}`;
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    if (this.#timer) this.#clock.clearTimeout(this.#timer);
+    this.#timer = this.#clock.setTimeout(() => void this.sync(), Math.max(0, ms));
+  }
+
+  async #read(): Promise<SecretObject | undefined> {
+    try {
+      return await this.#o.secrets.get({ namespace: this.#o.namespace, name: this.#o.secretName });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** One sync; returns the delay until the next one. */
+  async #syncOnce(): Promise<number> {
+    const resyncMs = this.#o.resyncMs ?? 60_000;
+    let secret = await this.#read();
+    let state = readCertificateState(secret?.data);
+    if (this.#o.isLeader()) {
+      // Two attempts: a lost race (AlreadyExists, Conflict) means another replica wrote; plan on theirs.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const plan = planCertificates(state, this.#clock.now(), this.#o.policy);
+        if (plan.reasons.length === 0) break;
+        const data = await renewCertificates(state, plan, this.#clock.now(), this.#o.policy);
+        try {
+          secret = await this.#write(secret, data);
+          state = readCertificateState(secret.data);
+          this.#o.logger.info({ secret: this.#ref(), reasons: plan.reasons }, 'webhook certificates written');
+          break;
+        } catch (err) {
+          if (!isAlreadyExists(err) && !isConflict(err)) throw err;
+          this.#o.logger.info({ secret: this.#ref() }, 'another replica wrote the certificate Secret first; reading theirs');
+          secret = await this.#read();
+          state = readCertificateState(secret?.data);
+        }
+      }
+    }
+    this.#serve(state);
+    // A replica with nothing to serve is not ready: it looks again soon rather than at the next resync.
+    if (!this.#credentials) return Math.min(resyncMs, this.#o.retryMs ?? 5_000);
+    if (!this.#o.isLeader()) return resyncMs;
+    if (state.ca && this.#o.onCaBundle) await this.#o.onCaBundle(state.bundle.map((c) => c.pem).join(''));
+    const plan = planCertificates(state, this.#clock.now(), this.#o.policy);
+    return Math.min(resyncMs, plan.nextCheckAt - this.#clock.now());
+  }
+
+  async #write(secret: SecretObject | undefined, data: Record<string, string>): Promise<SecretObject> {
+    if (!secret) {
+      return this.#o.secrets.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: this.#o.secretName, namespace: this.#o.namespace },
+        type: 'Opaque',
+        data,
+      });
+    }
+    // Keys this module does not know are kept; the ones it owns are replaced (next-ca.* may go away).
+    const kept = Object.fromEntries(Object.entries(secret.data ?? {}).filter(([k]) => !(Object.values(CERTIFICATE_SECRET_KEYS) as string[]).includes(k)));
+    return this.#o.secrets.update({ ...secret, data: { ...kept, ...data } });
+  }
+
+  #serve(state: CertificateState): void {
+    const serving = state.serving;
+    if (!serving || serving.info.notAfter <= this.#clock.now()) {
+      if (this.#served === undefined && !this.#waitingLogged) this.#o.logger.info({ secret: this.#ref(), problem: state.servingProblem ?? state.problem ?? 'expired' }, 'no serving certificate in the Secret yet; waiting for the leader to write one');
+      this.#waitingLogged = true;
+      return;
+    }
+    if (serving.info.fingerprint256 === this.#served) return;
+    this.#served = serving.info.fingerprint256;
+    this.#credentials = { certPem: serving.certPem, keyPem: serving.keyPem, caBundlePem: state.bundle.map((c) => c.pem).join('') };
+    this.#o.logger.info({ secret: this.#ref(), notAfter: new Date(serving.info.notAfter).toISOString(), fingerprint: serving.info.fingerprint256 }, 'serving certificate loaded');
+    this.#o.onCredentials(this.#credentials);
+  }
+}
+
+/** Readiness: a replica is ready to take webhook calls once it serves a certificate from the Secret. */
+export function certificateLoadedCheck(manager: Pick<CertificateManager, 'credentials'>): HealthCheck {
+  return {
+    name: 'conversion-webhook-certificate',
+    check: () => (manager.credentials ? { ok: true } : { ok: false, reason: 'no serving certificate loaded from the Secret yet' }),
+  };
+}

@@ -1,0 +1,174 @@
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import { CertificateManager, certificateLoadedCheck, type CertificateManagerOptions, type ServingCredentials } from '../../src/runtime/certificate-manager.ts';
+import { CERTIFICATE_SECRET_KEYS as K, planCertificates, readCertificateState, renewCertificates } from '../../src/runtime/certificate-plan.ts';
+import { FakeClock } from '../../src/runtime/clock.ts';
+import { readCertificate } from '../../src/runtime/tls-certificates.ts';
+import { WriteGateClosedError } from '../../src/runtime/write-gate.ts';
+import { FakeSecretClient, FakeSecretServer } from './fake-secret-client.ts';
+
+const DAY = 86_400_000;
+const policy = { commonName: 'hook', dnsNames: ['hook.ns.svc'], caLifetimeMs: 300 * DAY, servingLifetimeMs: 30 * DAY, caOverlapMs: 3_600_000 };
+const logger = pino({ level: 'silent' });
+/** Generous: keys are generated while other suites share the 2 cores; the fake clock does not move meanwhile. */
+const WAIT = { timeout: 10_000 };
+
+interface Replica {
+  readonly manager: CertificateManager;
+  readonly client: FakeSecretClient;
+  readonly served: ServingCredentials[];
+  readonly bundles: string[];
+  leader: boolean;
+}
+
+function replica(server: FakeSecretServer, clock: FakeClock, leader: boolean, overrides: Partial<CertificateManagerOptions> = {}): Replica {
+  const client = new FakeSecretClient(server, new Set(leader ? ['get', 'create', 'update'] : ['get']));
+  const r: Replica = {
+    client,
+    served: [],
+    bundles: [],
+    leader,
+    manager: new CertificateManager({
+      secrets: client,
+      namespace: 'ns',
+      secretName: 'hook-tls',
+      policy,
+      isLeader: () => r.leader,
+      onCredentials: (c) => r.served.push(c),
+      onCaBundle: async (b) => void r.bundles.push(b),
+      resyncMs: 60_000,
+      clock,
+      logger,
+      ...overrides,
+    }),
+  };
+  return r;
+}
+
+const fingerprint = (c: ServingCredentials | undefined): string => readCertificate(c?.certPem ?? '').fingerprint256;
+
+/** Steps the clock once the running manager's sync has finished and scheduled the next one (a sync ends by setting its timer). */
+async function stepWhenScheduled(clock: FakeClock, ms: number): Promise<void> {
+  await vi.waitFor(() => expect(clock.pendingTimers).toBe(1), WAIT);
+  clock.step(ms);
+}
+
+describe('CertificateManager', () => {
+  it('the leader creates the Secret when it is missing, serves it, publishes the CA bundle, and only reads it at each resync', async () => {
+    const clock = new FakeClock();
+    const server = new FakeSecretServer();
+    const leader = replica(server, clock, true);
+    leader.manager.start();
+    await vi.waitFor(() => expect(leader.bundles).toHaveLength(1), WAIT);
+    expect(leader.client.calls).toEqual(['get', 'create']);
+    expect(Object.keys(server.secret?.data ?? {}).sort()).toEqual([K.caBundle, K.caCert, K.caKey, K.tlsCert, K.tlsKey].sort());
+    expect(leader.served).toHaveLength(1);
+    expect(leader.served[0]?.certPem).toBe(Buffer.from(server.secret!.data![K.tlsCert]!, 'base64').toString());
+    expect(leader.bundles).toEqual([Buffer.from(server.secret!.data![K.caBundle]!, 'base64').toString()]);
+    await stepWhenScheduled(clock, 60_000);
+    await vi.waitFor(() => expect(leader.client.calls).toEqual(['get', 'create', 'get']), WAIT);
+    await leader.manager.stop();
+    expect(leader.served).toHaveLength(1);
+    expect(leader.client.unexpected).toEqual([]);
+  });
+
+  it("a follower never writes: not ready while the Secret is empty, it reads it every retryMs until the leader's certificate is there, then every resync", async () => {
+    const clock = new FakeClock();
+    const server = new FakeSecretServer();
+    const lines: string[] = [];
+    const follower = replica(server, clock, false, { retryMs: 5_000, logger: { info: (_: object, msg: string) => lines.push(msg), warn: () => {}, debug: () => {} } as never });
+    const ready = certificateLoadedCheck(follower.manager);
+    follower.manager.start();
+    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get']), WAIT);
+    expect(ready.check()).toEqual({ ok: false, reason: 'no serving certificate loaded from the Secret yet' });
+    await stepWhenScheduled(clock, 5_000);
+    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get', 'get']), WAIT);
+    expect(lines.filter((l) => l.startsWith('no serving certificate'))).toHaveLength(1);
+    const leader = replica(server, clock, true);
+    await leader.manager.sync();
+    await stepWhenScheduled(clock, 5_000);
+    await vi.waitFor(() => expect(follower.served).toHaveLength(1), WAIT);
+    expect(ready.check()).toEqual({ ok: true });
+    expect(fingerprint(follower.served[0])).toBe(fingerprint(leader.served[0]));
+    await stepWhenScheduled(clock, 59_999);
+    expect(follower.client.calls).toHaveLength(3);
+    await stepWhenScheduled(clock, 1);
+    await vi.waitFor(() => expect(follower.client.calls).toHaveLength(4), WAIT);
+    expect(follower.bundles).toEqual([]);
+    expect(follower.client.unexpected).toEqual([]);
+    await Promise.all([follower.manager.stop(), leader.manager.stop()]);
+  });
+
+  it('renews the serving certificate at 2/3 of its lifetime on a timer, without sleeping, and hands the new one to the server', async () => {
+    const clock = new FakeClock();
+    const server = new FakeSecretServer();
+    // A resync longer than the lifetime: only the planner's nextCheckAt can wake the manager in time.
+    const leader = replica(server, clock, true, { resyncMs: 365 * DAY });
+    leader.manager.start();
+    await vi.waitFor(() => expect(leader.served).toHaveLength(1), WAIT);
+    const info = readCertificate(leader.served[0]!.certPem);
+    const dueIn = info.notBefore + (info.notAfter - info.notBefore) * (2 / 3) - clock.now();
+    await stepWhenScheduled(clock, dueIn - 1);
+    expect(leader.client.calls).toEqual(['get', 'create']);
+    await stepWhenScheduled(clock, 1);
+    await vi.waitFor(() => expect(leader.served).toHaveLength(2), WAIT);
+    expect(leader.client.calls).toEqual(['get', 'create', 'get', 'update']);
+    expect(readCertificate(leader.served[1]!.certPem).notBefore).toBeGreaterThan(info.notBefore);
+    await leader.manager.stop();
+  });
+
+  it("two leaders racing to create the Secret: the one that gets AlreadyExists reads and serves the other's, writing nothing", async () => {
+    const clock = new FakeClock();
+    const server = new FakeSecretServer();
+    const theirs = await secretData(clock.now());
+    const b = replica(server, clock, true);
+    // Between b's GET (404) and its create, another replica's create lands.
+    b.client.before = (verb) => {
+      if (verb === 'create') server.create({ metadata: { name: 'hook-tls', namespace: 'ns' }, data: theirs });
+    };
+    await b.manager.sync();
+    expect(b.client.calls).toEqual(['get', 'create', 'get']);
+    expect(b.served.map((c) => c.certPem)).toEqual([Buffer.from(theirs[K.tlsCert]!, 'base64').toString()]);
+    expect(b.client.unexpected).toEqual([]);
+  });
+
+  it('a Conflict on a renewal means another replica renewed: it reads theirs and plans again on it', async () => {
+    const clock = new FakeClock();
+    const server = new FakeSecretServer();
+    server.create({ metadata: { name: 'hook-tls', namespace: 'ns' }, data: await secretData(clock.now()) });
+    clock.step(25 * DAY); // past 2/3 of the serving certificate's 30 days
+    const renewed = await secretData(clock.now());
+    const b = replica(server, clock, true);
+    b.client.before = (verb) => {
+      if (verb === 'update') server.update({ ...server.secret!, data: renewed });
+    };
+    await b.manager.sync();
+    expect(b.client.calls).toEqual(['get', 'update', 'get']);
+    expect(b.served.map((c) => c.certPem)).toEqual([Buffer.from(renewed[K.tlsCert]!, 'base64').toString()]);
+  });
+
+  it('a write refused by the closed write gate (leadership just lost) is retried after retryMs, and nothing is served meanwhile', async () => {
+    const clock = new FakeClock();
+    const server = new FakeSecretServer();
+    const r = replica(server, clock, true, { retryMs: 5_000 });
+    r.client.before = (verb) => {
+      if (verb === 'create') throw new WriteGateClosedError('create secrets ns/hook-tls refused: not the leader');
+    };
+    r.manager.start();
+    await vi.waitFor(() => expect(r.client.calls).toEqual(['get', 'create']), WAIT);
+    expect(r.served).toEqual([]);
+    r.client.before = undefined;
+    await stepWhenScheduled(clock, 4_999);
+    expect(r.client.calls).toHaveLength(2);
+    await stepWhenScheduled(clock, 1);
+    await vi.waitFor(() => expect(r.served).toHaveLength(1), WAIT);
+    expect(r.client.calls).toEqual(['get', 'create', 'get', 'create']);
+    await r.manager.stop();
+  });
+});
+
+/** The data a replica would write at `now` into an empty Secret. */
+async function secretData(now: number): Promise<Record<string, string>> {
+  const state = readCertificateState(undefined);
+  return renewCertificates(state, planCertificates(state, now, policy), now, policy);
+}

@@ -1,0 +1,96 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readRequestBody, RequestBodyTooLargeError, startHttpServer, type RunningServer } from '../../src/runtime/http-server.ts';
+import { startHttpsServer } from '../../src/runtime/https-server.ts';
+import { createCertificateAuthority, issueServingCertificate, readCertificate, type CertificateAndKey } from '../../src/runtime/tls-certificates.ts';
+import { tlsRequest } from './tls-client.ts';
+
+const NAME = 'hook.ns.svc';
+let ca: CertificateAndKey;
+let first: CertificateAndKey;
+let second: CertificateAndKey;
+
+beforeAll(async () => {
+  const now = Date.now();
+  ca = await createCertificateAuthority({ commonName: 'test-ca', notBefore: now - 3_600_000, notAfter: now + 86_400_000 });
+  first = await issueServingCertificate(ca, { commonName: 'hook', dnsNames: [NAME], notBefore: now - 3_600_000, notAfter: now + 86_400_000 });
+  second = await issueServingCertificate(ca, { commonName: 'hook', dnsNames: [NAME], notBefore: now - 3_600_000, notAfter: now + 86_400_000 });
+});
+
+const servers: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+describe('startHttpsServer', () => {
+  it('binds at once, fails handshakes until it has credentials, then serves them, and a rotation reaches the next connection', async () => {
+    const server = await startHttpsServer({
+      address: { host: '127.0.0.1', port: 0 },
+      routes: { '/hello': (_req, res) => void res.writeHead(200, { 'Content-Type': 'text/plain' }).end('hi') },
+    });
+    servers.push(server);
+    expect(server.hasCredentials).toBe(false);
+    await expect(tlsRequest(`${server.url}/hello`, { caPem: ca.certPem, servername: NAME, method: 'GET' })).rejects.toThrow();
+    server.setCredentials(first);
+    const a = await tlsRequest(`${server.url}/hello`, { caPem: ca.certPem, servername: NAME, method: 'GET' });
+    expect(a).toMatchObject({ status: 200, body: 'hi', peerFingerprint: readCertificate(first.certPem).fingerprint256 });
+    server.setCredentials(second);
+    const b = await tlsRequest(`${server.url}/hello`, { caPem: ca.certPem, servername: NAME, method: 'GET' });
+    expect(b.peerFingerprint).toBe(readCertificate(second.certPem).fingerprint256);
+    expect((await tlsRequest(`${server.url}/other`, { caPem: ca.certPem, servername: NAME, method: 'GET' })).status).toBe(404);
+  });
+
+  it('refuses credentials whose key does not fit the certificate, and keeps serving the old ones', async () => {
+    const server = await startHttpsServer({ address: { host: '127.0.0.1', port: 0 }, routes: { '/': (_req, res) => void res.end('ok') }, credentials: first });
+    servers.push(server);
+    expect(() => server.setCredentials({ certPem: first.certPem, keyPem: second.keyPem })).toThrow();
+    expect((await tlsRequest(`${server.url}/`, { caPem: ca.certPem, servername: NAME, method: 'GET' })).peerFingerprint).toBe(readCertificate(first.certPem).fingerprint256);
+  });
+
+  it('is not trusted for a name the certificate does not carry', async () => {
+    const server = await startHttpsServer({ address: { host: '127.0.0.1', port: 0 }, routes: { '/': (_req, res) => void res.end('ok') }, credentials: first });
+    servers.push(server);
+    await expect(tlsRequest(`${server.url}/`, { caPem: ca.certPem, servername: 'other.ns.svc', method: 'GET' })).rejects.toThrow(/altnames|Hostname/);
+  });
+});
+
+describe('readRequestBody', () => {
+  async function echoServer(limit: number): Promise<RunningServer> {
+    const server = await startHttpServer({ host: '127.0.0.1', port: 0 }, {
+      '/': async (req, res) => {
+        try {
+          const body = await readRequestBody(req, limit);
+          res.writeHead(200).end(`${body.length}`);
+        } catch (err) {
+          if (!(err instanceof RequestBodyTooLargeError)) throw err;
+          res.writeHead(413, { Connection: 'close' }).end(err.message);
+        }
+      },
+    });
+    servers.push(server);
+    return server;
+  }
+
+  function post(url: string, chunks: string[], headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      for (const c of chunks) req.write(c);
+      req.end();
+    });
+  }
+
+  it.each([
+    ['a body within the limit', ['x'.repeat(100)], {}, 200, '100'],
+    ['a body exactly at the limit, chunked', ['x'.repeat(60), 'x'.repeat(40)], {}, 200, '100'],
+    ['a Content-Length over the limit, before reading', ['x'.repeat(101)], { 'Content-Length': '101' }, 413, 'request body exceeds 100 bytes'],
+    ['a chunked body that grows over the limit', ['x'.repeat(60), 'x'.repeat(60)], {}, 413, 'request body exceeds 100 bytes'],
+  ])('%s', async (_, chunks, headers, status, body) => {
+    const server = await echoServer(100);
+    expect(await post(`${server.url}/`, chunks, headers)).toEqual({ status, body });
+  });
+});
