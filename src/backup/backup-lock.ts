@@ -5,10 +5,17 @@
  * `heartbeatMs`; a lock untouched for `staleMs` belongs to a Pod that was killed (SIGKILL, node loss)
  * and is taken over, so one crash never blocks the schedule for good. O_EXCL create and rename are
  * atomic on local file systems and on NFSv3+.
+ *
+ * Takeover never unlinks by name: two runs that both saw the stale lock would both unlink, and the
+ * second would delete the first one's fresh lock. Instead a run renames the lock to a name of its own
+ * (only one rename of that file can succeed) and checks it moved the very file it judged stale (same
+ * inode); if it moved a fresh lock instead it links it back and is busy. The lock holds a random token,
+ * and the holder touches and removes the lock only while that token is still in it.
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { constants } from 'node:fs';
-import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { realClock, type Clock, type TimerHandle } from '../runtime/clock.ts';
 import { BACKUP_FILE_MODE } from './durable-file.ts';
@@ -34,7 +41,7 @@ export interface LockOptions {
 /** A held lock. */
 export interface HeldLock {
   readonly path: string;
-  /** Stops the heartbeat and removes the lock file. */
+  /** Stops the heartbeat and removes the lock file if it is still this run's (same token). */
   release(): Promise<void>;
 }
 
@@ -47,8 +54,8 @@ export class LockBusyError extends Error {
 }
 
 /**
- * Takes the lock or throws {@link LockBusyError}. A stale lock (mtime older than staleMs) is removed
- * and the create retried once; if another run won that race, this one is busy.
+ * Takes the lock or throws {@link LockBusyError}. A stale lock (mtime older than staleMs) is moved
+ * aside and the create retried once; if another run won that race, this one is busy.
  */
 export async function acquireLock(options: LockOptions): Promise<HeldLock & { readonly tookOverStale: string | undefined }> {
   const clock = options.clock ?? realClock;
@@ -56,12 +63,13 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
   const staleMs = options.staleMs ?? 30_000;
   const path = join(options.dir, options.name);
   const holder = `${hostname()} pid ${process.pid} since ${new Date(clock.now()).toISOString()}`;
+  const token = randomBytes(16).toString('hex');
   let tookOverStale: string | undefined;
   for (let attempt = 0; ; attempt++) {
     try {
       const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, BACKUP_FILE_MODE);
       try {
-        await handle.writeFile(`${holder}\n`);
+        await handle.writeFile(`${holder}\n${TOKEN_PREFIX}${token}\n`);
         await handle.sync();
       } finally {
         await handle.close();
@@ -70,12 +78,11 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const current = await describe(path);
-      if (attempt === 0 && current !== undefined && clock.now() - current.mtimeMs > staleMs) {
+      if (attempt === 0 && current !== undefined && clock.now() - current.mtimeMs > staleMs && (await moveAside(path, current.ino, token))) {
         tookOverStale = current.holder;
-        await unlink(path).catch(() => undefined);
         continue;
       }
-      throw new LockBusyError(path, current?.holder ?? 'a run that just finished', staleMs / 1000);
+      throw new LockBusyError(path, current?.holder ?? 'a run that just finished or is taking the lock over', staleMs / 1000);
     }
   }
   let timer: TimerHandle | undefined;
@@ -85,7 +92,11 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
     timer = clock.setTimeout(() => {
       const now = new Date(clock.now());
       // A failed touch is not fatal: at worst another run takes the lock over after staleMs.
-      utimes(path, now, now).catch(() => undefined).finally(beat);
+      // Only our own lock is touched: a lock taken over by another run must be allowed to go stale.
+      ownedBy(path, token)
+        .then((ours) => (ours ? utimes(path, now, now) : undefined))
+        .catch(() => undefined)
+        .finally(beat);
     }, heartbeatMs);
   };
   beat();
@@ -96,15 +107,47 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
       if (released) return;
       released = true;
       if (timer) clock.clearTimeout(timer);
-      await unlink(path).catch(() => undefined);
+      // Another run may have taken the lock over (we were stale); its lock is not ours to remove.
+      if (await ownedBy(path, token).catch(() => false)) await unlink(path).catch(() => undefined);
     },
   };
 }
 
-async function describe(path: string): Promise<{ holder: string; mtimeMs: number } | undefined> {
+/** The line before the random token in the lock file. */
+const TOKEN_PREFIX = 'token ';
+
+/** Whether the lock at `path` still holds `token`. */
+async function ownedBy(path: string, token: string): Promise<boolean> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return text.split('\n').includes(`${TOKEN_PREFIX}${token}`);
+}
+
+/**
+ * Renames the stale lock (inode `ino`) to a name of this run's own and removes it; true when this run
+ * moved exactly that file. False when another run got there first (the lock is gone, or the file
+ * moved is a fresh lock, which is linked back: link never replaces a name).
+ */
+async function moveAside(path: string, ino: number, token: string): Promise<boolean> {
+  const aside = `${path}.stale-${token.slice(0, 12)}`;
+  try {
+    await rename(path, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  if ((await stat(aside)).ino !== ino) {
+    await link(aside, path).catch(() => undefined);
+    await unlink(aside).catch(() => undefined);
+    return false;
+  }
+  await unlink(aside);
+  return true;
+}
+
+async function describe(path: string): Promise<{ holder: string; mtimeMs: number; ino: number } | undefined> {
   try {
     const [info, text] = await Promise.all([stat(path), readFile(path, 'utf8').catch(() => '?')]);
-    return { holder: text.trim() || '?', mtimeMs: info.mtimeMs };
+    return { holder: text.split('\n')[0]!.trim() || '?', mtimeMs: info.mtimeMs, ino: info.ino };
   } catch {
     return undefined;
   }
