@@ -66,3 +66,16 @@ export function lockFileName(schedule: string): string {
 export function tempFilePrefix(schedule: string): string {
   return `.${schedule}.partial-`;
 }
+
+/** Hex digits after the temp prefix (TempFile.create appends 6 random bytes). */
+const TEMP_SUFFIX = /^[0-9a-f]{12}$/;
+
+/**
+ * Whether `file` is one of `schedule`'s own temp files: the exact prefix and a 12-hex-digit suffix.
+ * A prefix test alone would claim `.<schedule>.partial-x.lock` and `.<schedule>.partial-x.partial-…`,
+ * the lock and temp files of schedule `<schedule>.partial-x` (a valid name).
+ */
+export function isTempFileOf(schedule: string, file: string): boolean {
+  const prefix = tempFilePrefix(schedule);
+  return file.startsWith(prefix) && TEMP_SUFFIX.test(file.slice(prefix.length));
+}

@@ -12,7 +12,7 @@ import { realClock, type Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { BackupCommand } from './backup-args.ts';
 import { acquireLock, LockBusyError } from './backup-lock.ts';
-import { backupFileName, lockFileName, SIDECAR_SUFFIX, tempFilePrefix } from './backup-names.ts';
+import { backupFileName, isTempFileOf, lockFileName, SIDECAR_SUFFIX, tempFilePrefix } from './backup-names.ts';
 import { syncDirectory, TempFile, writeFileDurably } from './durable-file.ts';
 import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import { megabytesPerSecond, Progress } from './progress.ts';
@@ -58,11 +58,14 @@ async function prepareDestination(dir: string): Promise<void> {
 
 /** Removes temp files a killed run of this schedule left behind (safe: we hold the schedule's lock). */
 async function removeLeftovers(dir: string, schedule: string, logger: Logger): Promise<void> {
-  const prefix = tempFilePrefix(schedule);
   for (const name of await readdir(dir)) {
-    if (!name.startsWith(prefix)) continue;
-    await unlink(join(dir, name)).catch(() => undefined);
-    logger.warn({ file: name }, 'removed a temp file left by an interrupted run');
+    if (!isTempFileOf(schedule, name)) continue;
+    try {
+      await unlink(join(dir, name));
+      logger.warn({ file: name }, 'removed a temp file left by an interrupted run');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ file: name, err: describeIoError('cannot remove it', err) }, 'could not remove a temp file left by an interrupted run');
+    }
   }
 }
 

@@ -1,14 +1,16 @@
-import { mkdirSync, mkdtempSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { EXIT_INCOMPLETE, EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
 import type { RetentionPolicy } from '../../src/backup/retention.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
+import { removeTempDirsAfterEach, tempDir } from './temp-dirs.ts';
+
+removeTempDirsAfterEach();
 
 function setup(): { source: string; destination: string; lines: Record<string, unknown>[]; logger: pino.Logger } {
-  const root = mkdtempSync(join(tmpdir(), 'bks-run-'));
+  const root = tempDir('bks-run-');
   const source = join(root, 'source');
   const destination = join(root, 'dest');
   mkdirSync(source);
@@ -55,5 +57,16 @@ describe('runBackup (volume)', () => {
     // November (the new one) and January's newest (the 2nd) stay; the 1st of January goes.
     expect(readdirSync(destination).sort()).toEqual(['pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
     expect(lines.at(-1)).toMatchObject({ exitCode: 0, pruned: ['pg-20260101T000000Z.tar.gz'] });
+  });
+
+  it("removes this schedule's leftover temp files only, never another schedule's lock or temp file that shares the prefix", async () => {
+    const { source, destination, lines, logger } = setup();
+    // Schedule `pg.partial-x` is a valid name: its lock and temp file start with `.pg.partial-` too.
+    const foreign = ['.pg.partial-x.lock', '.pg.partial-x.partial-0123456789ab', '.pg.partial-0123456789ab.sha256'];
+    for (const file of [...foreign, '.pg.partial-0123456789ab']) writeFileSync(join(destination, file), 'x');
+    const code = await runBackup(command(source, destination), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)) });
+    expect(code).toBe(EXIT_OK);
+    expect(readdirSync(destination).filter((f) => f.startsWith('.')).sort()).toEqual([...foreign].sort());
+    expect(lines.filter((l) => l['msg'] === 'removed a temp file left by an interrupted run').map((l) => l['file'])).toEqual(['.pg.partial-0123456789ab']);
   });
 });
