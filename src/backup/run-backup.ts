@@ -4,7 +4,9 @@
  * log line. Every failure leaves the destination as it was (older backups untouched, no temp file).
  *
  * Exit codes (README "Backup container contract"): 0 written, verified and pruned; 1 failed; 3 a volume
- * archive was written and verified but files changed while read, so older backups were kept.
+ * archive was written and verified but files changed while read: it is named `….incomplete.tar.gz`,
+ * retention does not count it and it replaces the schedule's older incomplete archive; older backups
+ * were kept.
  */
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ import { backupFileName, isTempFileOf, lockFileName, SIDECAR_SUFFIX, tempFilePre
 import { syncDirectory, TempFile, writeFileDurably } from './durable-file.ts';
 import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import { megabytesPerSecond, Progress } from './progress.ts';
-import { planRetention } from './retention.ts';
+import { planIncompleteCleanup, planRetention } from './retention.ts';
 import { formatSidecar } from './sidecar.ts';
 import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
 
@@ -69,18 +71,23 @@ async function removeLeftovers(dir: string, schedule: string, logger: Logger): P
   }
 }
 
-async function prune(dir: string, command: RunCommand, justWritten: string, logger: Logger): Promise<string[]> {
-  const plan = planRetention({ files: await readdir(dir), schedule: command.schedule, policy: command.retention, justWritten });
-  for (const file of plan.delete) {
+/** Deletes `files` (backups and their sidecars) from `dir`; returns the backups deleted, without sidecars. */
+async function deleteAll(dir: string, files: readonly string[], logger: Logger, why: string): Promise<string[]> {
+  for (const file of files) {
     try {
       await unlink(join(dir, file));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new BackupFailedError(describeIoError(`retention: cannot delete ${file}`, err), { cause: err });
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new BackupFailedError(describeIoError(`${why}: cannot delete ${file}`, err), { cause: err });
     }
-    logger.info({ file }, 'retention: deleted');
+    logger.info({ file }, `${why}: deleted`);
   }
-  if (plan.delete.length > 0) await syncDirectory(dir);
-  return plan.delete.filter((f) => !f.endsWith(SIDECAR_SUFFIX));
+  if (files.length > 0) await syncDirectory(dir);
+  return files.filter((f) => !f.endsWith(SIDECAR_SUFFIX));
+}
+
+async function prune(dir: string, command: RunCommand, justWritten: string, logger: Logger): Promise<string[]> {
+  const plan = planRetention({ files: await readdir(dir), schedule: command.schedule, policy: command.retention, justWritten });
+  return deleteAll(dir, plan.delete, logger, 'retention');
 }
 
 /** Runs one backup; resolves with the exit code after logging one summary line. */
@@ -89,7 +96,7 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
   const { logger } = deps;
   const dir = command.destinationDir;
   const startedAt = clock.now();
-  const finalName = backupFileName(command.schedule, startedAt, command.source.kind === 'etcd' ? 'etcd-snapshot' : 'volume-archive');
+  const kind = command.source.kind === 'etcd' ? 'etcd-snapshot' : 'volume-archive';
   const progress = new Progress({ logger, clock, what: command.source.kind === 'etcd' ? 'etcd snapshot' : 'volume archive', ...(deps.progressIntervalMs === undefined ? {} : { intervalMs: deps.progressIntervalMs }) });
   let lock: Awaited<ReturnType<typeof acquireLock>> | undefined;
   try {
@@ -112,14 +119,17 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     };
     const producerDeps = { logger, clock, progress, newTemp, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.onBytesCopied ? { onBytesCopied: deps.onBytesCopied } : {}) };
     const produced: Produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
+    // A torn archive gets a name retention never counts as a backup (README "The backup runner").
+    const finalName = backupFileName(command.schedule, startedAt, kind, produced.incomplete !== undefined);
 
-    let path: string;
+    let path: string | undefined;
     try {
       path = await produced.temp.commit(finalName);
       await writeFileDurably(dir, finalName + SIDECAR_SUFFIX, formatSidecar(produced.sha256, finalName), tempFilePrefix(command.schedule));
     } catch (err) {
       await produced.temp.discard();
-      await unlink(join(dir, finalName)).catch(() => undefined);
+      // Only a file this run committed: a failed commit means the name belongs to someone else.
+      if (path !== undefined) await unlink(path).catch(() => undefined);
       throw new BackupFailedError(describeIoError(`cannot write ${finalName}`, err), { cause: err });
     }
     progress.stop();
@@ -130,7 +140,14 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     const cpuSec = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1e4) / 100;
     const summary = { file: path, size: produced.size, sha256: produced.sha256, durationSec: Math.round(elapsedMs / 100) / 10, mbPerSec: megabytesPerSecond(produced.size, elapsedMs), maxRssMiB, cpuSec, ...produced.details };
     if (produced.incomplete) {
-      logger.error({ ...summary, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; older backups kept`);
+      // Only the newest incomplete archive stays: on a volume that is always busy every run is torn.
+      let removedIncomplete: string[] = [];
+      try {
+        removedIncomplete = await deleteAll(dir, planIncompleteCleanup(await readdir(dir), command.schedule, finalName), logger, 'older incomplete archive');
+      } catch (err) {
+        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not delete older incomplete archives');
+      }
+      logger.error({ ...summary, removedIncomplete, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; kept as ${finalName}, not counted by retention; older backups kept`);
       return EXIT_INCOMPLETE;
     }
     const pruned = await prune(dir, command, finalName, logger);

@@ -107,7 +107,7 @@ describe('backup runner against a real etcd', () => {
     expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, sidecar: 'matches', revision: status.revision, totalKeys: status.totalKey });
     const list = await runRunner(bundle, ['backup', 'list', dir], {});
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^${db.replace('.', '\\.')}\\s+\\d{4}-\\d{2}-\\d{2}T\\S+\\s+${statSync(join(dir, db)).size}\\s+yes$`, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^${db.replace('.', '\\.')}\\s+\\d{4}-\\d{2}-\\d{2}T\\S+\\s+${statSync(join(dir, db)).size}\\s+yes\\s+yes$`, 'm'));
 
     // A flipped byte, a truncation, a mismatched sidecar: verify says no, exit 1.
     const bad = join(work, 'bad');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { EXIT_INCOMPLETE, EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
+import { formatList, listBackups } from '../../src/backup/backup-tools.ts';
 import type { RetentionPolicy } from '../../src/backup/retention.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { removeTempDirsAfterEach, tempDir } from './temp-dirs.ts';
@@ -38,8 +39,37 @@ describe('runBackup (volume)', () => {
       },
     });
     expect(code).toBe(EXIT_INCOMPLETE);
-    expect(readdirSync(destination).sort()).toEqual(['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
-    expect(lines.at(-1)).toMatchObject({ level: 50, exitCode: 3, changed: 1, msg: expect.stringMatching(/incomplete: 1 file\(s\) changed while read \(table\.db\); older backups kept/) });
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.incomplete.tar.gz', 'pg-20261130T033000Z.incomplete.tar.gz.sha256']);
+    expect(lines.at(-1)).toMatchObject({ level: 50, exitCode: 3, changed: 1, msg: expect.stringMatching(/incomplete: 1 file\(s\) changed while read \(table\.db\); kept as pg-20261130T033000Z\.incomplete\.tar\.gz, not counted by retention; older backups kept/) });
+  });
+
+  it('keeps only the newest incomplete archive, and a later complete run prunes by complete backups only', async () => {
+    const { source, destination, logger } = setup();
+    const tear = (): ((n: number) => void) => {
+      let cut = false;
+      return () => {
+        if (!cut) truncateSync(join(source, 'table.db'), 10);
+        cut = true;
+        writeFileSync(join(source, 'table.db'), Buffer.alloc(2_000_000, 3));
+      };
+    };
+    for (const hour of [1, 2, 3]) {
+      const code = await runBackup(command(source, destination), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, hour, 0, 0)), onBytesCopied: tear() });
+      expect(code).toBe(EXIT_INCOMPLETE);
+    }
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz.sha256']);
+    // keep-last=2: the new complete backup and the newest older complete one; the torn archive is not a backup.
+    const code = await runBackup(command(source, destination, { keepLast: 2 }), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 4, 0, 0)) });
+    expect(code).toBe(EXIT_OK);
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260102T000000Z.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz.sha256', 'pg-20261130T040000Z.tar.gz', 'pg-20261130T040000Z.tar.gz.sha256']);
+    const rows = await listBackups(destination);
+    expect(rows.map((r) => [r.file, r.incomplete, r.verification.ok])).toEqual([
+      ['pg-20260102T000000Z.tar.gz', false, false],
+      ['pg-20261130T030000Z.incomplete.tar.gz', true, true],
+      ['pg-20261130T040000Z.tar.gz', false, true],
+    ]);
+    expect(formatList(rows)).toMatch(/^pg-20261130T030000Z\.incomplete\.tar\.gz\s+2026-11-30T03:00:00\.000Z\s+\d+\s+NO \(files changed while read\)\s+yes$/m);
+    expect(formatList(rows)).toMatch(/^pg-20261130T040000Z\.tar\.gz\s+\S+\s+\d+\s+yes\s+yes$/m);
   });
 
   it('exits 0 and prunes to keep-last when nothing changed', async () => {
