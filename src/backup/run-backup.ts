@@ -3,7 +3,8 @@
  * rename it into place with its `.sha256` sidecar → prune this schedule's oldest backups → one summary
  * log line. Every failure leaves the destination as it was (older backups untouched, no temp file).
  *
- * Exit codes (README "Backup container contract"): 0 written, verified and pruned; 1 failed; 3 a volume
+ * Exit codes (README "Backup container contract"): 0 written, verified and pruned; 1 failed; 4 written
+ * and verified but pruning failed (the Job must not retry: that adds a backup, prunes nothing); 3 a volume
  * archive was written and verified but files changed while read: it is named `….incomplete.tar.gz`,
  * retention does not count it and it replaces the schedule's older incomplete archive; older backups
  * were kept.
@@ -27,6 +28,8 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_INCOMPLETE = 3;
+/** Written, verified and durable, but retention could not delete: retrying would only add a backup. */
+export const EXIT_PRUNE_FAILED = 4;
 
 
 /** Dependencies of {@link runBackup}. */
@@ -150,7 +153,14 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
       logger.error({ ...summary, removedIncomplete, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; kept as ${finalName}, not counted by retention; older backups kept`);
       return EXIT_INCOMPLETE;
     }
-    const pruned = await prune(dir, command, finalName, logger);
+    let pruned: string[];
+    try {
+      pruned = await prune(dir, command, finalName, logger);
+    } catch (err) {
+      const message = err instanceof BackupFailedError ? err.message : describeIoError('retention', err);
+      logger.error({ ...summary, exitCode: EXIT_PRUNE_FAILED, err: message }, `backup written and verified, but pruning failed: ${message}`);
+      return EXIT_PRUNE_FAILED;
+    }
     logger.info({ ...summary, pruned, exitCode: EXIT_OK }, 'backup complete: written, verified and pruned');
     return EXIT_OK;
   } catch (err) {

@@ -194,7 +194,7 @@ describe('backup runner against a real etcd', () => {
       runner.kill('SIGCONT');
       const result = await runner.done;
       expect(result.code, result.stdout).toBe(1);
-      expect(result.records.some((r) => r['msg'] === 'stopping: removing the unfinished backup' && r['signal'] === 'SIGTERM')).toBe(true);
+      expect(result.records.some((r) => r['msg'] === 'stopping: a backup still being written is abandoned and its temp file removed' && r['signal'] === 'SIGTERM')).toBe(true);
       expect(readdirSync(dir)).toEqual([]);
     });
 

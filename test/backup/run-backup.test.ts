@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { EXIT_INCOMPLETE, EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
+import { EXIT_INCOMPLETE, EXIT_OK, EXIT_PRUNE_FAILED, runBackup } from '../../src/backup/run-backup.ts';
 import { formatList, listBackups } from '../../src/backup/backup-tools.ts';
 import type { RetentionPolicy } from '../../src/backup/retention.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
@@ -98,5 +98,15 @@ describe('runBackup (volume)', () => {
     expect(code).toBe(EXIT_OK);
     expect(readdirSync(destination).filter((f) => f.startsWith('.')).sort()).toEqual([...foreign].sort());
     expect(lines.filter((l) => l['msg'] === 'removed a temp file left by an interrupted run').map((l) => l['file'])).toEqual(['.pg.partial-0123456789ab']);
+  });
+
+  it('exits 4 (not 1, which the Job retries) when the backup is durable but pruning fails, and keeps the new backup', async () => {
+    const { source, destination, lines, logger } = setup();
+    // A directory under an old backup's name: unlink refuses it (EISDIR), as a read-only or foreign file would be refused.
+    mkdirSync(join(destination, 'pg-20250101T000000Z.tar.gz'));
+    const code = await runBackup(command(source, destination), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)) });
+    expect(code).toBe(EXIT_PRUNE_FAILED);
+    expect(readdirSync(destination)).toContain('pg-20261130T033000Z.tar.gz.sha256');
+    expect(lines.at(-1)).toMatchObject({ level: 50, exitCode: 4, file: join(destination, 'pg-20261130T033000Z.tar.gz'), msg: expect.stringMatching(/^backup written and verified, but pruning failed: retention: cannot delete pg-20250101T000000Z\.tar\.gz/) });
   });
 });
