@@ -11,6 +11,7 @@
  */
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EXIT_INCOMPLETE, EXIT_PRUNE_FAILED } from '../pure/backup-contract.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { BackupCommand } from './backup-args.ts';
@@ -27,9 +28,8 @@ import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
-export const EXIT_INCOMPLETE = 3;
-/** Written, verified and durable, but retention could not delete: retrying would only add a backup. */
-export const EXIT_PRUNE_FAILED = 4;
+// 3 and 4 are final for the Job (its podFailurePolicy): the contract module holds them for buildCronJob too.
+export { EXIT_INCOMPLETE, EXIT_PRUNE_FAILED } from '../pure/backup-contract.ts';
 
 
 /** Dependencies of {@link runBackup}. */
