@@ -6,16 +6,16 @@
  * and is taken over, so one crash never blocks the schedule for good. O_EXCL create and rename are
  * atomic on local file systems and on NFSv3+.
  *
- * Takeover never unlinks by name: two runs that both saw the stale lock would both unlink, and the
- * second would delete the first one's fresh lock. Instead a run renames the lock to a name of its own
- * (only one rename of that file can succeed) and checks it moved the very file it judged stale (same
- * inode); if it moved a fresh lock instead it links it back and is busy. The lock holds a random token,
- * and the holder touches and removes the lock only while that token is still in it.
+ * Takeover never unlinks blindly by name: two runs that both saw the stale lock would both unlink,
+ * and the second would delete the first one's fresh lock. A run first creates (O_EXCL) a takeover
+ * ticket named after the stale file's inode and mtime, so exactly one run may remove that file, and it
+ * checks the lock is still that file before it does. The lock holds a random token, and the holder
+ * touches and removes the lock only while that token is still in it.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { constants } from 'node:fs';
-import { link, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { realClock, type Clock, type TimerHandle } from '../runtime/clock.ts';
 import { BACKUP_FILE_MODE } from './durable-file.ts';
@@ -54,8 +54,8 @@ export class LockBusyError extends Error {
 }
 
 /**
- * Takes the lock or throws {@link LockBusyError}. A stale lock (mtime older than staleMs) is moved
- * aside and the create retried once; if another run won that race, this one is busy.
+ * Takes the lock or throws {@link LockBusyError}. A stale lock (mtime older than staleMs) is removed
+ * through {@link takeOver} and the create retried once; if another run won that race, this one is busy.
  */
 export async function acquireLock(options: LockOptions): Promise<HeldLock & { readonly tookOverStale: string | undefined }> {
   const clock = options.clock ?? realClock;
@@ -78,7 +78,7 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const current = await describe(path);
-      if (attempt === 0 && current !== undefined && clock.now() - current.mtimeMs > staleMs && (await moveAside(path, current.ino, token))) {
+      if (attempt === 0 && current !== undefined && clock.now() - current.mtimeMs > staleMs && (await takeOver(path, current, clock.now(), staleMs))) {
         tookOverStale = current.holder;
         continue;
       }
@@ -123,25 +123,33 @@ async function ownedBy(path: string, token: string): Promise<boolean> {
 }
 
 /**
- * Renames the stale lock (inode `ino`) to a name of this run's own and removes it; true when this run
- * moved exactly that file. False when another run got there first (the lock is gone, or the file
- * moved is a fresh lock, which is linked back: link never replaces a name).
+ * Removes the stale lock `seen` (that very file: same inode and mtime) if this run wins the right to:
+ * an O_EXCL ticket named after that file, so of all runs that judged it stale exactly one proceeds.
+ * The winner checks the lock is still that file, unlinks it and drops the ticket; a later run that
+ * gets the ticket then finds another file (or none) and is busy. A ticket left by a run killed
+ * mid-takeover is removed once it is older than staleMs, so it cannot block the schedule for good.
  */
-async function moveAside(path: string, ino: number, token: string): Promise<boolean> {
-  const aside = `${path}.stale-${token.slice(0, 12)}`;
+async function takeOver(path: string, seen: { ino: number; mtimeMs: number }, now: number, staleMs: number): Promise<boolean> {
+  const ticket = `${path}.takeover-${seen.ino}-${Math.round(seen.mtimeMs * 1000)}`;
   try {
-    await rename(path, aside);
+    await (await open(ticket, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, BACKUP_FILE_MODE)).close();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const left = await stat(ticket).catch(() => undefined);
+    if (left && now - left.mtimeMs > staleMs) await unlink(ticket).catch(() => undefined);
+    return false;
+  }
+  try {
+    const current = await stat(path).catch(() => undefined);
+    if (current === undefined || current.ino !== seen.ino || current.mtimeMs !== seen.mtimeMs) return false;
+    await unlink(path);
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw err;
+  } finally {
+    await unlink(ticket).catch(() => undefined);
   }
-  if ((await stat(aside)).ino !== ino) {
-    await link(aside, path).catch(() => undefined);
-    await unlink(aside).catch(() => undefined);
-    return false;
-  }
-  await unlink(aside);
-  return true;
 }
 
 async function describe(path: string): Promise<{ holder: string; mtimeMs: number; ino: number } | undefined> {

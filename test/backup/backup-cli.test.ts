@@ -1,20 +1,14 @@
-import { mkdirSync, readdirSync, watch, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, watch } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { runBackupCli } from '../../src/backup/main.ts';
 import { EXIT_OK } from '../../src/backup/run-backup.ts';
-import { removeTempDirsAfterEach, tempDir } from './temp-dirs.ts';
+import { removeTempDirsAfterEach, sourceAndDestination } from './temp-dirs.ts';
 
 removeTempDirsAfterEach();
 
 describe('backup run (CLI entry)', () => {
   it('exits 0 when SIGTERM arrives after the backup was written: the finished run stands', async () => {
-    const root = tempDir('bks-run-');
-    const source = join(root, 'source');
-    const destination = join(root, 'dest');
-    mkdirSync(source);
-    mkdirSync(destination);
-    writeFileSync(join(source, 'data.bin'), Buffer.alloc(100_000, 1));
+    const { source, destination } = sourceAndDestination('data.bin', 100_000, 1);
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     const before = new Set(process.listeners('SIGTERM'));
     // The signal the kubelet sends, delivered the moment the sidecar (the last file of a backup) appears.

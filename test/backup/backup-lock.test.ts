@@ -63,14 +63,17 @@ describe('acquireLock', () => {
 
   it('lets exactly one of many concurrent runs take over a stale lock (no run deletes a fresh lock)', async () => {
     const dir = tempDir('bks-lock-');
-    const clock = new FakeClock(Date.now() + 121_000);
+    const clock = new FakeClock(Date.now());
+    const old = new Date(Date.now() - 121_000);
     for (let trial = 0; trial < 100; trial++) {
       writeFileSync(join(dir, '.s.lock'), 'dead-pod pid 7\n');
+      utimesSync(join(dir, '.s.lock'), old, old);
       const attempts = await Promise.allSettled(Array.from({ length: 6 }, () => acquireLock({ dir, name: '.s.lock', clock, staleMs: 120_000 })));
       const held = attempts.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
       for (const a of attempts) if (a.status === 'rejected') expect(a.reason).toBeInstanceOf(LockBusyError);
       expect(held, `trial ${trial}`).toHaveLength(1);
       expect(readdirSync(dir)).toEqual(['.s.lock']);
+      expect(readFileSync(join(dir, '.s.lock'), 'utf8')).not.toContain('dead-pod');
       await Promise.all(held.map((l) => l.release()));
       expect(readdirSync(dir)).toEqual([]);
     }
@@ -90,5 +93,24 @@ describe('acquireLock', () => {
     expect(statSync(lock.path).mtimeMs).toBe(0);
     await lock.release();
     expect(readFileSync(lock.path, 'utf8')).toBe('other pid 9\ntoken 0123\n');
+  });
+
+  it('removes a takeover ticket left by a run killed mid-takeover once it is older than staleMs, so the schedule is not blocked for good', async () => {
+    const dir = tempDir('bks-lock-');
+    const lock = join(dir, '.s.lock');
+    writeFileSync(lock, 'dead-pod pid 7\n');
+    const old = new Date(Date.now() - 121_000);
+    utimesSync(lock, old, old);
+    const info = statSync(lock);
+    const ticket = `${lock}.takeover-${info.ino}-${Math.round(info.mtimeMs * 1000)}`;
+    writeFileSync(ticket, '');
+    const clock = new FakeClock(Date.now());
+    await expect(acquireLock({ dir, name: '.s.lock', clock, staleMs: 120_000 })).rejects.toBeInstanceOf(LockBusyError);
+    utimesSync(ticket, old, old);
+    await expect(acquireLock({ dir, name: '.s.lock', clock, staleMs: 120_000 })).rejects.toBeInstanceOf(LockBusyError);
+    const lockHeld = await acquireLock({ dir, name: '.s.lock', clock, staleMs: 120_000 });
+    expect(lockHeld.tookOverStale).toBe('dead-pod pid 7');
+    await lockHeld.release();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

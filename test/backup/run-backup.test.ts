@@ -6,17 +6,12 @@ import { EXIT_INCOMPLETE, EXIT_OK, EXIT_PRUNE_FAILED, runBackup } from '../../sr
 import { formatList, listBackups } from '../../src/backup/backup-tools.ts';
 import type { RetentionPolicy } from '../../src/backup/retention.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
-import { removeTempDirsAfterEach, tempDir } from './temp-dirs.ts';
+import { removeTempDirsAfterEach, sourceAndDestination } from './temp-dirs.ts';
 
 removeTempDirsAfterEach();
 
 function setup(): { source: string; destination: string; lines: Record<string, unknown>[]; logger: pino.Logger } {
-  const root = tempDir('bks-run-');
-  const source = join(root, 'source');
-  const destination = join(root, 'dest');
-  mkdirSync(source);
-  mkdirSync(destination);
-  writeFileSync(join(source, 'table.db'), Buffer.alloc(2_000_000, 3));
+  const { source, destination } = sourceAndDestination('table.db', 2_000_000, 3);
   // Two older backups of this schedule: keep-last=1 would prune both after a complete run.
   for (const old of ['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz']) writeFileSync(join(destination, old), 'old');
   const lines: Record<string, unknown>[] = [];

@@ -2,7 +2,7 @@
  * Temp directories of the backup unit tests, removed after each test (call {@link removeTempDirsAfterEach}
  * once per file), so repeated runs leave nothing behind in the OS temp directory.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -21,4 +21,15 @@ export function removeTempDirsAfterEach(): void {
   afterEach(() => {
     for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
+}
+
+/** A run's `source/` holding `file` (`size` bytes of `fill`) and an empty `dest/`, in a {@link tempDir}. */
+export function sourceAndDestination(file: string, size: number, fill: number): { source: string; destination: string } {
+  const root = tempDir('bks-run-');
+  const source = join(root, 'source');
+  const destination = join(root, 'dest');
+  mkdirSync(source);
+  mkdirSync(destination);
+  writeFileSync(join(source, file), Buffer.alloc(size, fill));
+  return { source, destination };
 }
