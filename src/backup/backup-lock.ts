@@ -5,7 +5,14 @@
  * `heartbeatMs`; a lock untouched for `staleMs` belongs to a Pod that was killed (SIGKILL, node loss)
  * and is taken over, so one crash never blocks the schedule for good. O_EXCL create and rename are
  * atomic on local file systems and on NFSv3+.
+ *
+ * Takeover never unlinks blindly by name: two runs that both saw the stale lock would both unlink,
+ * and the second would delete the first one's fresh lock. A run first creates (O_EXCL) a takeover
+ * ticket named after the stale file's inode and mtime, so exactly one run may remove that file, and it
+ * checks the lock is still that file before it does. The lock holds a random token, and the holder
+ * touches and removes the lock only while that token is still in it.
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { constants } from 'node:fs';
 import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
@@ -34,7 +41,7 @@ export interface LockOptions {
 /** A held lock. */
 export interface HeldLock {
   readonly path: string;
-  /** Stops the heartbeat and removes the lock file. */
+  /** Stops the heartbeat and removes the lock file if it is still this run's (same token). */
   release(): Promise<void>;
 }
 
@@ -48,7 +55,7 @@ export class LockBusyError extends Error {
 
 /**
  * Takes the lock or throws {@link LockBusyError}. A stale lock (mtime older than staleMs) is removed
- * and the create retried once; if another run won that race, this one is busy.
+ * through {@link takeOver} and the create retried once; if another run won that race, this one is busy.
  */
 export async function acquireLock(options: LockOptions): Promise<HeldLock & { readonly tookOverStale: string | undefined }> {
   const clock = options.clock ?? realClock;
@@ -56,12 +63,13 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
   const staleMs = options.staleMs ?? 30_000;
   const path = join(options.dir, options.name);
   const holder = `${hostname()} pid ${process.pid} since ${new Date(clock.now()).toISOString()}`;
+  const token = randomBytes(16).toString('hex');
   let tookOverStale: string | undefined;
   for (let attempt = 0; ; attempt++) {
     try {
       const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, BACKUP_FILE_MODE);
       try {
-        await handle.writeFile(`${holder}\n`);
+        await handle.writeFile(`${holder}\n${TOKEN_PREFIX}${token}\n`);
         await handle.sync();
       } finally {
         await handle.close();
@@ -70,12 +78,11 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const current = await describe(path);
-      if (attempt === 0 && current !== undefined && clock.now() - current.mtimeMs > staleMs) {
+      if (attempt === 0 && current !== undefined && clock.now() - current.mtimeMs > staleMs && (await takeOver(path, current, clock.now(), staleMs))) {
         tookOverStale = current.holder;
-        await unlink(path).catch(() => undefined);
         continue;
       }
-      throw new LockBusyError(path, current?.holder ?? 'a run that just finished', staleMs / 1000);
+      throw new LockBusyError(path, current?.holder ?? 'a run that just finished or is taking the lock over', staleMs / 1000);
     }
   }
   let timer: TimerHandle | undefined;
@@ -85,7 +92,11 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
     timer = clock.setTimeout(() => {
       const now = new Date(clock.now());
       // A failed touch is not fatal: at worst another run takes the lock over after staleMs.
-      utimes(path, now, now).catch(() => undefined).finally(beat);
+      // Only our own lock is touched: a lock taken over by another run must be allowed to go stale.
+      ownedBy(path, token)
+        .then((ours) => (ours ? utimes(path, now, now) : undefined))
+        .catch(() => undefined)
+        .finally(beat);
     }, heartbeatMs);
   };
   beat();
@@ -96,15 +107,55 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
       if (released) return;
       released = true;
       if (timer) clock.clearTimeout(timer);
-      await unlink(path).catch(() => undefined);
+      // Another run may have taken the lock over (we were stale); its lock is not ours to remove.
+      if (await ownedBy(path, token).catch(() => false)) await unlink(path).catch(() => undefined);
     },
   };
 }
 
-async function describe(path: string): Promise<{ holder: string; mtimeMs: number } | undefined> {
+/** The line before the random token in the lock file. */
+const TOKEN_PREFIX = 'token ';
+
+/** Whether the lock at `path` still holds `token`. */
+async function ownedBy(path: string, token: string): Promise<boolean> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return text.split('\n').includes(`${TOKEN_PREFIX}${token}`);
+}
+
+/**
+ * Removes the stale lock `seen` (that very file: same inode and mtime) if this run wins the right to:
+ * an O_EXCL ticket named after that file, so of all runs that judged it stale exactly one proceeds.
+ * The winner checks the lock is still that file, unlinks it and drops the ticket; a later run that
+ * gets the ticket then finds another file (or none) and is busy. A ticket left by a run killed
+ * mid-takeover is removed once it is older than staleMs, so it cannot block the schedule for good.
+ */
+async function takeOver(path: string, seen: { ino: number; mtimeMs: number }, now: number, staleMs: number): Promise<boolean> {
+  const ticket = `${path}.takeover-${seen.ino}-${Math.round(seen.mtimeMs * 1000)}`;
+  try {
+    await (await open(ticket, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, BACKUP_FILE_MODE)).close();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const left = await stat(ticket).catch(() => undefined);
+    if (left && now - left.mtimeMs > staleMs) await unlink(ticket).catch(() => undefined);
+    return false;
+  }
+  try {
+    const current = await stat(path).catch(() => undefined);
+    if (current === undefined || current.ino !== seen.ino || current.mtimeMs !== seen.mtimeMs) return false;
+    await unlink(path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  } finally {
+    await unlink(ticket).catch(() => undefined);
+  }
+}
+
+async function describe(path: string): Promise<{ holder: string; mtimeMs: number; ino: number } | undefined> {
   try {
     const [info, text] = await Promise.all([stat(path), readFile(path, 'utf8').catch(() => '?')]);
-    return { holder: text.trim() || '?', mtimeMs: info.mtimeMs };
+    return { holder: text.split('\n')[0]!.trim() || '?', mtimeMs: info.mtimeMs, ino: info.ino };
   } catch {
     return undefined;
   }

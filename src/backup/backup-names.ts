@@ -1,12 +1,15 @@
 /**
- * File names of backups: `<schedule>-<UTC yyyymmddThhmmssZ>.<db|tar.gz>`, a `.sha256` sidecar next to
- * each, and the hidden names of the runner's own temp and lock files. Pure: no file system here.
+ * File names of backups: `<schedule>-<UTC yyyymmddThhmmssZ>.<db|tar.gz>`, an incomplete volume archive
+ * as `<schedule>-<stamp>.incomplete.tar.gz`, a `.sha256` sidecar next to each, and the hidden names of
+ * the runner's own temp and lock files. Pure: no file system here.
  */
 
 /** Extension of an etcd snapshot (a bbolt database plus etcd's SHA-256 trailer). */
 export const SNAPSHOT_EXTENSION = 'db';
 /** Extension of a volume archive. */
 export const ARCHIVE_EXTENSION = 'tar.gz';
+/** Marks an archive whose files changed while read: never counted as a backup by retention. */
+export const INCOMPLETE_MARK = 'incomplete';
 /** Suffix of the checksum sidecar (`sha256sum` format). */
 export const SIDECAR_SUFFIX = '.sha256';
 
@@ -23,10 +26,12 @@ export interface BackupName {
   readonly time: number;
   /** What the file holds. */
   readonly kind: BackupKind;
+  /** An archive written while files changed (`.incomplete.tar.gz`): kept apart from the backups. */
+  readonly incomplete: boolean;
 }
 
 const STAMP = '(\\d{4})(\\d{2})(\\d{2})T(\\d{2})(\\d{2})(\\d{2})Z';
-const ANY_BACKUP = new RegExp(`^(.+)-${STAMP}\\.(db|tar\\.gz)$`);
+const ANY_BACKUP = new RegExp(`^(.+)-${STAMP}(\\.${INCOMPLETE_MARK})?\\.(db|tar\\.gz)$`);
 
 /** `2026-11-30T02:00:07.123Z` → `20261130T020007Z` (UTC, second precision). */
 export function formatStamp(epochMs: number): string {
@@ -38,9 +43,9 @@ export function extensionOf(kind: BackupKind): string {
   return kind === 'etcd-snapshot' ? SNAPSHOT_EXTENSION : ARCHIVE_EXTENSION;
 }
 
-/** The final name of a backup of `schedule` started at `epochMs`. */
-export function backupFileName(schedule: string, epochMs: number, kind: BackupKind): string {
-  return `${schedule}-${formatStamp(epochMs)}.${extensionOf(kind)}`;
+/** The final name of a backup of `schedule` started at `epochMs`; `incomplete` marks a torn archive. */
+export function backupFileName(schedule: string, epochMs: number, kind: BackupKind, incomplete = false): string {
+  return `${schedule}-${formatStamp(epochMs)}.${incomplete ? `${INCOMPLETE_MARK}.` : ''}${extensionOf(kind)}`;
 }
 
 /**
@@ -50,11 +55,11 @@ export function backupFileName(schedule: string, epochMs: number, kind: BackupKi
 export function parseBackupName(file: string): BackupName | undefined {
   const match = ANY_BACKUP.exec(file);
   if (!match) return undefined;
-  const [, schedule, y, mo, d, h, mi, s, ext] = match as unknown as [string, string, string, string, string, string, string, string, string];
+  const [, schedule, y, mo, d, h, mi, s, mark, ext] = match as unknown as [string, string, string, string, string, string, string, string, string | undefined, string];
   const time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   // Reject impossible dates (Date.UTC rolls 20261341 over into the next year).
   if (formatStamp(time) !== `${y}${mo}${d}T${h}${mi}${s}Z`) return undefined;
-  return { file, schedule, time, kind: ext === SNAPSHOT_EXTENSION ? 'etcd-snapshot' : 'volume-archive' };
+  return { file, schedule, time, kind: ext === SNAPSHOT_EXTENSION ? 'etcd-snapshot' : 'volume-archive', incomplete: mark !== undefined };
 }
 
 /** Name of the lock file that keeps two runs of one schedule from writing at once. */
@@ -65,4 +70,17 @@ export function lockFileName(schedule: string): string {
 /** Prefix of this schedule's temp files: hidden, so `backup list` and other schedules never see them. */
 export function tempFilePrefix(schedule: string): string {
   return `.${schedule}.partial-`;
+}
+
+/** Hex digits after the temp prefix (TempFile.create appends 6 random bytes). */
+const TEMP_SUFFIX = /^[0-9a-f]{12}$/;
+
+/**
+ * Whether `file` is one of `schedule`'s own temp files: the exact prefix and a 12-hex-digit suffix.
+ * A prefix test alone would claim `.<schedule>.partial-x.lock` and `.<schedule>.partial-x.partial-…`,
+ * the lock and temp files of schedule `<schedule>.partial-x` (a valid name).
+ */
+export function isTempFileOf(schedule: string, file: string): boolean {
+  const prefix = tempFilePrefix(schedule);
+  return file.startsWith(prefix) && TEMP_SUFFIX.test(file.slice(prefix.length));
 }

@@ -42,7 +42,7 @@ export function kindOf(path: string): BackupKind | undefined {
 export async function verifyBackupFile(path: string): Promise<Verification> {
   const kind = kindOf(path);
   const file = basename(path);
-  if (kind === undefined) throw new Error(`${path}: not a backup file name (expected <schedule>-<yyyymmddThhmmssZ>.db or .tar.gz)`);
+  if (kind === undefined) throw new Error(`${path}: not a backup file name (expected <schedule>-<yyyymmddThhmmssZ>.db, .tar.gz or .incomplete.tar.gz)`);
   const size = (await stat(path)).size;
   let sidecar: Verification['sidecar'] = 'missing';
   let recorded: string | undefined;
@@ -72,6 +72,8 @@ export interface ListedBackup {
   /** Start time encoded in the name, ISO 8601 UTC. */
   readonly time: string;
   readonly size: number;
+  /** Written while files changed (`.incomplete.tar.gz`): not a complete backup, not counted by retention. */
+  readonly incomplete: boolean;
   readonly verification: Verification;
 }
 
@@ -83,18 +85,18 @@ export async function listBackups(dir: string): Promise<ListedBackup[]> {
   // One at a time: each verification reads a whole file, in parallel they would only thrash the disk.
   for (const name of names) {
     const verification = await verifyBackupFile(join(dir, name.file));
-    rows.push({ file: name.file, schedule: name.schedule, time: new Date(name.time).toISOString(), size: verification.size, verification });
+    rows.push({ file: name.file, schedule: name.schedule, time: new Date(name.time).toISOString(), size: verification.size, incomplete: name.incomplete, verification });
   }
   return rows;
 }
 
-/** `backup list` as a text table: NAME, TIME, SIZE, VERIFIED. */
+/** `backup list` as a text table: NAME, TIME, SIZE, COMPLETE, VERIFIED. */
 export function formatList(rows: readonly ListedBackup[]): string {
-  const table = [['NAME', 'TIME', 'SIZE', 'VERIFIED']];
+  const table = [['NAME', 'TIME', 'SIZE', 'COMPLETE', 'VERIFIED']];
   for (const row of rows) {
     const v = row.verification;
     const verified = v.ok ? `yes${v.sidecar === 'missing' ? ' (no sidecar)' : ''}` : `NO: ${v.problem ?? 'unknown'}`;
-    table.push([row.file, row.time, String(row.size), verified]);
+    table.push([row.file, row.time, String(row.size), row.incomplete ? 'NO (files changed while read)' : 'yes', verified]);
   }
   const widths = table[0]!.map((_, col) => Math.max(...table.map((r) => r[col]!.length)));
   return table.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join('  ')).join('\n') + '\n';

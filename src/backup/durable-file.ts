@@ -1,12 +1,13 @@
 /**
  * Durable, atomic writes into the destination directory: a hidden temp file (mode 0600: an etcd
- * snapshot holds every Secret of the cluster) → fsync → rename to the final name → fsync the directory.
+ * snapshot holds every Secret of the cluster) → fsync → link to the final name (link fails when the name
+ * exists, where rename would silently replace it) → remove the temp name → fsync the directory.
  * A final name only ever names a complete, verified file; on any failure the temp file is removed and
  * nothing else in the directory is touched.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { link, open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Mode of every file the runner creates. */
@@ -40,20 +41,24 @@ export class TempFile {
   }
 
   /**
-   * fsync, close, then rename onto `finalName` in the same directory and fsync the directory so the
-   * rename itself survives a crash. Refuses to replace an existing file (never two writers of one name).
+   * fsync, close, then hard-link as `finalName` in the same directory, remove the temp name and fsync
+   * the directory so both survive a crash. link(2) refuses an existing name (EEXIST) atomically, so a
+   * final name is never replaced, not even by a second writer racing this one.
    */
   async commit(finalName: string): Promise<string> {
     if (this.#done) throw new Error(`temp file ${this.path} was already committed or discarded`);
     const target = join(this.dir, finalName);
     await this.handle.sync();
     await this.handle.close();
-    if (await exists(target)) {
+    try {
+      await link(this.path, target);
+    } catch (err) {
       await this.discard();
-      throw new Error(`${target} already exists; refusing to replace it`);
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${target} already exists; refusing to replace it`, { cause: err });
+      throw err;
     }
-    await rename(this.path, target);
     this.#done = true;
+    await unlink(this.path);
     await syncDirectory(this.dir);
     return target;
   }
@@ -69,7 +74,7 @@ export class TempFile {
   }
 }
 
-/** Writes a small file durably and atomically (temp → fsync → rename → directory fsync), mode 0600. */
+/** Writes a small file durably and atomically (temp → fsync → link → directory fsync), mode 0600. */
 export async function writeFileDurably(dir: string, name: string, content: string, tempPrefix: string): Promise<string> {
   const temp = await TempFile.create(dir, tempPrefix);
   try {
@@ -88,17 +93,5 @@ export async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    const handle = await open(path, constants.O_RDONLY);
-    await handle.close();
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    // Exists but unreadable (EACCES) still means the name is taken.
-    return true;
   }
 }

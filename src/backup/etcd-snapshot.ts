@@ -127,6 +127,8 @@ export async function streamSnapshot(options: StreamSnapshotOptions): Promise<St
   };
   const onAbort = (): void => call.cancel();
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  // An abort before the listener was added (SIGTERM while the temp file was created) never fires it.
+  if (options.signal?.aborted) onAbort();
   const digest = new SnapshotDigest();
   async function* blobs(): AsyncGenerator<Buffer> {
     let first = true;

@@ -4,7 +4,8 @@
  * returns the exit code. Logs are JSON lines (pino) on stdout; `list` prints a table.
  *
  * Exit codes: 0 success (written + verified + pruned; `verify`: valid); 1 failure (`verify`: invalid);
- * 2 usage; 3 volume archive written but incomplete (files changed while read).
+ * 2 usage; 3 volume archive written but incomplete (files changed while read); 4 written and verified,
+ * pruning failed. A SIGTERM does not change the code of a run that finished anyway.
  */
 import { pino } from 'pino';
 import { createLogger } from '../runtime/logger.ts';
@@ -59,13 +60,14 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
       const logger = createLogger({ base: { name: 'backup', schedule: command.schedule, ...(command.namespace ? { namespace: command.namespace } : {}) }, destination: pino.destination({ dest: 1, sync: true }) });
       const abort = new AbortController();
       const onSignal = (signal: NodeJS.Signals): void => {
-        logger.warn({ signal }, 'stopping: removing the unfinished backup');
+        // The run may be past the point of no return (committed, pruning): it then finishes and says so.
+        logger.warn({ signal }, 'stopping: a backup still being written is abandoned and its temp file removed');
         abort.abort(new Error(signal));
       };
       process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
       try {
-        const code = await runBackup(command, { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES) });
-        return abort.signal.aborted ? EXIT_FAILED : code;
+        // The run's own code: one aborted mid-write fails (1); one that finished before the signal took hold stands.
+        return await runBackup(command, { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES) });
       } finally {
         process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
       }

@@ -70,6 +70,11 @@ export async function produceSnapshot(source: Extract<BackupSource, { kind: 'etc
   for (const endpoint of source.endpoints) {
     if (deps.signal?.aborted) break;
     const temp = await deps.newTemp();
+    // SIGTERM may have come while the temp file was created: streamSnapshot sees it too, but stop here.
+    if (deps.signal?.aborted) {
+      await temp.discard();
+      break;
+    }
     deps.progress.reset();
     deps.logger.info({ endpoint }, 'etcd snapshot: streaming');
     try {

@@ -5,7 +5,8 @@
  * Grandfather-father-son rules as `restic forget` applies them (restic internal/restic/snapshot_policy.go
  * `ApplyPolicy`, which k8up runs): backups newest first; each rule has a count and a bucket function
  * (last: every backup its own bucket; daily: the UTC calendar day; weekly: the ISO 8601 week; monthly: the
- * UTC month). Walking the list, a backup whose bucket differs from the last bucket that rule kept is kept
+ * UTC month). Incomplete archives (`.incomplete.tar.gz`) are never counted; {@link planIncompleteCleanup}
+ * keeps only a schedule's newest one. Walking the list, a backup whose bucket differs from the last bucket that rule kept is kept
  * by the rule, and uses up one of its count. The oldest backup is also kept by any rule with count left,
  * so the history is as long as the counts allow. A backup kept by any rule is kept. Times are UTC: the
  * file names carry UTC stamps, and the runner's pod has no reliable local zone.
@@ -93,7 +94,8 @@ export function planRetention(input: RetentionInput): RetentionPlan {
   const present = new Set(input.files);
   const others = input.files
     .map(parseBackupName)
-    .filter((name): name is BackupName => name !== undefined && name.schedule === input.schedule && name.file !== input.justWritten)
+    // Incomplete archives are not backups: counting them would let torn archives push out complete ones.
+    .filter((name): name is BackupName => name !== undefined && !name.incomplete && name.schedule === input.schedule && name.file !== input.justWritten)
     // Newest first; equal times (a retried run in the same second) by name for a stable order.
     .sort((a, b) => b.time - a.time || (a.file < b.file ? 1 : -1));
   const newest = { file: input.justWritten, time: parseBackupName(input.justWritten)?.time ?? others[0]?.time ?? 0 };
@@ -121,4 +123,18 @@ export function planRetention(input: RetentionInput): RetentionPlan {
     if (present.has(file + SIDECAR_SUFFIX)) toDelete.push(file + SIDECAR_SUFFIX);
   }
   return { delete: toDelete, keep };
+}
+
+/**
+ * After an incomplete archive of `schedule` was written (`justWritten`): that schedule's other
+ * incomplete archives, each followed by its sidecar when there is one. Only the newest incomplete one
+ * is kept, so a volume that is always busy does not fill the destination.
+ */
+export function planIncompleteCleanup(files: readonly string[], schedule: string, justWritten: string): string[] {
+  const present = new Set(files);
+  return files
+    .map(parseBackupName)
+    .filter((name): name is BackupName => name !== undefined && name.incomplete && name.schedule === schedule && name.file !== justWritten)
+    .sort((a, b) => a.time - b.time || (a.file < b.file ? -1 : 1))
+    .flatMap(({ file }) => (present.has(file + SIDECAR_SUFFIX) ? [file, file + SIDECAR_SUFFIX] : [file]));
 }

@@ -3,20 +3,24 @@
  * rename it into place with its `.sha256` sidecar → prune this schedule's oldest backups → one summary
  * log line. Every failure leaves the destination as it was (older backups untouched, no temp file).
  *
- * Exit codes (README "Backup container contract"): 0 written, verified and pruned; 1 failed; 3 a volume
- * archive was written and verified but files changed while read, so older backups were kept.
+ * Exit codes (README "Backup container contract"): 0 written, verified and pruned; 1 failed; 4 written
+ * and verified but pruning failed (the Job must not retry: that adds a backup, prunes nothing); 3 a volume
+ * archive was written and verified but files changed while read: it is named `….incomplete.tar.gz`,
+ * retention does not count it and it replaces the schedule's older incomplete archive; older backups
+ * were kept.
  */
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EXIT_INCOMPLETE, EXIT_PRUNE_FAILED } from '../pure/backup-contract.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { BackupCommand } from './backup-args.ts';
 import { acquireLock, LockBusyError } from './backup-lock.ts';
-import { backupFileName, lockFileName, SIDECAR_SUFFIX, tempFilePrefix } from './backup-names.ts';
+import { backupFileName, isTempFileOf, lockFileName, SIDECAR_SUFFIX, tempFilePrefix } from './backup-names.ts';
 import { syncDirectory, TempFile, writeFileDurably } from './durable-file.ts';
 import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import { megabytesPerSecond, Progress } from './progress.ts';
-import { planRetention } from './retention.ts';
+import { planIncompleteCleanup, planRetention } from './retention.ts';
 import { formatSidecar } from './sidecar.ts';
 import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
 
@@ -24,7 +28,8 @@ import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
-export const EXIT_INCOMPLETE = 3;
+// 3 and 4 are final for the Job (its podFailurePolicy): the contract module holds them for buildCronJob too.
+export { EXIT_INCOMPLETE, EXIT_PRUNE_FAILED } from '../pure/backup-contract.ts';
 
 
 /** Dependencies of {@link runBackup}. */
@@ -58,26 +63,34 @@ async function prepareDestination(dir: string): Promise<void> {
 
 /** Removes temp files a killed run of this schedule left behind (safe: we hold the schedule's lock). */
 async function removeLeftovers(dir: string, schedule: string, logger: Logger): Promise<void> {
-  const prefix = tempFilePrefix(schedule);
   for (const name of await readdir(dir)) {
-    if (!name.startsWith(prefix)) continue;
-    await unlink(join(dir, name)).catch(() => undefined);
-    logger.warn({ file: name }, 'removed a temp file left by an interrupted run');
+    if (!isTempFileOf(schedule, name)) continue;
+    try {
+      await unlink(join(dir, name));
+      logger.warn({ file: name }, 'removed a temp file left by an interrupted run');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ file: name, err: describeIoError('cannot remove it', err) }, 'could not remove a temp file left by an interrupted run');
+    }
   }
+}
+
+/** Deletes `files` (backups and their sidecars) from `dir`; returns the backups deleted, without sidecars. */
+async function deleteAll(dir: string, files: readonly string[], logger: Logger, why: string): Promise<string[]> {
+  for (const file of files) {
+    try {
+      await unlink(join(dir, file));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new BackupFailedError(describeIoError(`${why}: cannot delete ${file}`, err), { cause: err });
+    }
+    logger.info({ file }, `${why}: deleted`);
+  }
+  if (files.length > 0) await syncDirectory(dir);
+  return files.filter((f) => !f.endsWith(SIDECAR_SUFFIX));
 }
 
 async function prune(dir: string, command: RunCommand, justWritten: string, logger: Logger): Promise<string[]> {
   const plan = planRetention({ files: await readdir(dir), schedule: command.schedule, policy: command.retention, justWritten });
-  for (const file of plan.delete) {
-    try {
-      await unlink(join(dir, file));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new BackupFailedError(describeIoError(`retention: cannot delete ${file}`, err), { cause: err });
-    }
-    logger.info({ file }, 'retention: deleted');
-  }
-  if (plan.delete.length > 0) await syncDirectory(dir);
-  return plan.delete.filter((f) => !f.endsWith(SIDECAR_SUFFIX));
+  return deleteAll(dir, plan.delete, logger, 'retention');
 }
 
 /** Runs one backup; resolves with the exit code after logging one summary line. */
@@ -86,7 +99,7 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
   const { logger } = deps;
   const dir = command.destinationDir;
   const startedAt = clock.now();
-  const finalName = backupFileName(command.schedule, startedAt, command.source.kind === 'etcd' ? 'etcd-snapshot' : 'volume-archive');
+  const kind = command.source.kind === 'etcd' ? 'etcd-snapshot' : 'volume-archive';
   const progress = new Progress({ logger, clock, what: command.source.kind === 'etcd' ? 'etcd snapshot' : 'volume archive', ...(deps.progressIntervalMs === undefined ? {} : { intervalMs: deps.progressIntervalMs }) });
   let lock: Awaited<ReturnType<typeof acquireLock>> | undefined;
   try {
@@ -109,14 +122,17 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     };
     const producerDeps = { logger, clock, progress, newTemp, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.onBytesCopied ? { onBytesCopied: deps.onBytesCopied } : {}) };
     const produced: Produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
+    // A torn archive gets a name retention never counts as a backup (README "The backup runner").
+    const finalName = backupFileName(command.schedule, startedAt, kind, produced.incomplete !== undefined);
 
-    let path: string;
+    let path: string | undefined;
     try {
       path = await produced.temp.commit(finalName);
       await writeFileDurably(dir, finalName + SIDECAR_SUFFIX, formatSidecar(produced.sha256, finalName), tempFilePrefix(command.schedule));
     } catch (err) {
       await produced.temp.discard();
-      await unlink(join(dir, finalName)).catch(() => undefined);
+      // Only a file this run committed: a failed commit means the name belongs to someone else.
+      if (path !== undefined) await unlink(path).catch(() => undefined);
       throw new BackupFailedError(describeIoError(`cannot write ${finalName}`, err), { cause: err });
     }
     progress.stop();
@@ -127,10 +143,24 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     const cpuSec = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1e4) / 100;
     const summary = { file: path, size: produced.size, sha256: produced.sha256, durationSec: Math.round(elapsedMs / 100) / 10, mbPerSec: megabytesPerSecond(produced.size, elapsedMs), maxRssMiB, cpuSec, ...produced.details };
     if (produced.incomplete) {
-      logger.error({ ...summary, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; older backups kept`);
+      // Only the newest incomplete archive stays: on a volume that is always busy every run is torn.
+      let removedIncomplete: string[] = [];
+      try {
+        removedIncomplete = await deleteAll(dir, planIncompleteCleanup(await readdir(dir), command.schedule, finalName), logger, 'older incomplete archive');
+      } catch (err) {
+        logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not delete older incomplete archives');
+      }
+      logger.error({ ...summary, removedIncomplete, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; kept as ${finalName}, not counted by retention; older backups kept`);
       return EXIT_INCOMPLETE;
     }
-    const pruned = await prune(dir, command, finalName, logger);
+    let pruned: string[];
+    try {
+      pruned = await prune(dir, command, finalName, logger);
+    } catch (err) {
+      const message = err instanceof BackupFailedError ? err.message : describeIoError('retention', err);
+      logger.error({ ...summary, exitCode: EXIT_PRUNE_FAILED, err: message }, `backup written and verified, but pruning failed: ${message}`);
+      return EXIT_PRUNE_FAILED;
+    }
     logger.info({ ...summary, pruned, exitCode: EXIT_OK }, 'backup complete: written, verified and pruned');
     return EXIT_OK;
   } catch (err) {

@@ -45,7 +45,7 @@ import { buildCronJob, childName } from '../pure/index.ts';
 import { claimChild } from '../pure/child-claim.ts';
 import { childMergePatch } from '../pure/child-patch.ts';
 import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../pure/child-write-damping.ts';
-import { notPersistedCause, type KubeVersion } from '../pure/cluster-features.ts';
+import { notPersistedCause, supportsPodFailurePolicy, type KubeVersion } from '../pure/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../pure/cronjob-diff.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../pure/image-policy.ts';
 import { DEFAULT_IMAGE } from '../pure/image.ts';
@@ -138,7 +138,7 @@ export class BackupScheduleReconciler {
     try {
       // buildCronJob validates the schedule itself (and throws when invalid); the field errors for the
       // condition are computed only then, so a valid schedule is validated once per reconcile.
-      desired = buildCronJob(schedule, { image: this.#image }) as KubeObject;
+      desired = buildCronJob(schedule, { image: this.#image, podFailurePolicy: supportsPodFailurePolicy(this.#serverVersion()) }) as KubeObject;
     } catch (err) {
       const errors = validateBackupSchedule(schedule);
       if (errors.length > 0) return this.#invalid(schedule, { kind: 'InvalidSpec', errors }, 'InvalidSpec');

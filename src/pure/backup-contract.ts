@@ -13,7 +13,8 @@
  * a writable emptyDir at /tmp (the root filesystem is read-only).
  * The Pod runs as {@link BACKUP_USER_ID} unless spec.podSecurityContext names other IDs.
  * Exit code 0 = backup written, verified and old ones pruned to keep-last; 1 = failed; 2 = usage;
- * 3 = volume archive written but incomplete (files changed while read). Non-zero: the Job retries.
+ * 3 = volume archive written but incomplete (files changed while read); 4 = written and verified,
+ * pruning failed. The Job retries 1 and 2; its podFailurePolicy fails it at once on 3 and 4.
  */
 
 /** First argument of the container: selects the runner in the project image. */
@@ -34,3 +35,13 @@ export const ENV_SCHEDULE_NAME = 'BACKUP_SCHEDULE_NAME';
 export const BACKUP_CONTAINER_NAME = 'backup';
 /** UID/GID the backup runs as by default (the distroless "nonroot" user). */
 export const BACKUP_USER_ID = 65532;
+/** Exit code: a volume archive was written and verified, but files changed while it was read. */
+export const EXIT_INCOMPLETE = 3;
+/** Exit code: the backup was written and verified, but retention could not delete. */
+export const EXIT_PRUNE_FAILED = 4;
+/**
+ * Exit codes a retry cannot fix, which the Job template's podFailurePolicy makes final: the volume keeps
+ * changing (a retry only tears another archive), or the backup is in place and a retry would add
+ * another one and fail to prune again.
+ */
+export const FINAL_EXIT_CODES: readonly number[] = [EXIT_INCOMPLETE, EXIT_PRUNE_FAILED];

@@ -42,6 +42,12 @@ export const CLUSTER_FEATURES: readonly ClusterFeature[] = [
       'the CRD\'s x-kubernetes-validations are beta and on by default from 1.25 (GA in 1.29): cross-field rules are not enforced at admission; the controller still reports such specs as Ready=False/InvalidSpec',
   },
   {
+    name: 'Job podFailurePolicy',
+    sinceMinor: 26,
+    without:
+      'Job podFailurePolicy is beta and on by default from 1.26 (GA in 1.31): the controller leaves it out of the CronJob, so the Job retries exit 3 (incomplete archive) and exit 4 (pruning failed) up to spec.backoffLimit instead of stopping',
+  },
+  {
     name: 'fieldPath of CRD validation rules',
     sinceMinor: 28,
     without: 'a failed CEL rule is reported on the object holding the rule rather than on the field it names (fieldPath is honoured from 1.28)',
@@ -69,6 +75,14 @@ export function missingFeatures(version: KubeVersion): ClusterFeature[] {
   return CLUSTER_FEATURES.filter((f) => version.minor < f.sinceMinor);
 }
 
+/**
+ * Whether the child CronJob should carry a podFailurePolicy: on 1.26+ and when the version is not known
+ * yet (a current cluster is the likely case); an older server drops the field, which would read as drift.
+ */
+export function supportsPodFailurePolicy(version: KubeVersion | undefined): boolean {
+  return version === undefined || !missingFeatures(version).some((f) => f.name === 'Job podFailurePolicy');
+}
+
 function describeVersion(version: KubeVersion | undefined): string {
   return version ? `the API server reports ${version.gitVersion || `${version.major}.${version.minor}`}` : "the API server's version is unknown";
 }
@@ -80,7 +94,10 @@ function describeVersion(version: KubeVersion | undefined): string {
  */
 export function notPersistedCause(fields: readonly string[], version: KubeVersion | undefined): string {
   const webhook = 'a mutating admission webhook (Kyverno, Gatekeeper, a platform\'s defaults) or a disabled feature gate rewrites or drops them';
-  if (!fields.includes('spec.timeZone')) return `most likely ${webhook}`;
+  if (!fields.includes('spec.timeZone')) {
+    const gate = fields.some((f) => f.startsWith('spec.jobTemplate.spec.podFailurePolicy')) ? ' (for spec.jobTemplate.spec.podFailurePolicy: the JobPodFailurePolicy feature gate, on by default from 1.26)' : '';
+    return `most likely ${webhook}${gate}`;
+  }
   const old = version !== undefined && version.major === 1 && version.minor < 25;
   const timeZone = old
     ? `spec.timeZone needs Kubernetes 1.25 or later (${describeVersion(version)}): remove spec.timeZone or upgrade the cluster`

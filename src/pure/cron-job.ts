@@ -12,6 +12,7 @@ import {
   ENV_SCHEDULE_NAME,
   ENV_SCHEDULE_NAMESPACE,
   ETCD_TLS_MOUNT_PATH,
+  FINAL_EXIT_CODES,
   SOURCE_MOUNT_PATH,
   TMP_MOUNT_PATH,
 } from './backup-contract.ts';
@@ -29,7 +30,14 @@ export interface BuildOptions {
    * @default DEFAULT_IMAGE
    */
   readonly image?: string;
+  /**
+   * Whether the Job template carries the podFailurePolicy that makes exit codes 3 and 4 final (retrying
+   * cannot help). The controller turns it off on clusters older than 1.26, whose API server drops it.
+   * @default true
+   */
+  readonly podFailurePolicy?: boolean;
 }
+
 
 /** Resources of the backup container when the spec sets none. */
 export const DEFAULT_BACKUP_RESOURCES: { readonly requests: ResourceList; readonly limits: ResourceList } = {
@@ -135,6 +143,10 @@ export function buildCronJob(schedule: BackupSchedule, options: BuildOptions = {
         spec: {
           backoffLimit: spec.backoffLimit ?? SPEC_DEFAULTS.backoffLimit,
           ...(spec.activeDeadlineSeconds === undefined ? {} : { activeDeadlineSeconds: spec.activeDeadlineSeconds }),
+          // Needs restartPolicy Never (below); other failures count against backoffLimit as before.
+          ...(options.podFailurePolicy === false
+            ? {}
+            : { podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { containerName: BACKUP_CONTAINER_NAME, operator: 'In', values: [...FINAL_EXIT_CODES] } }] } }),
           template: {
             metadata: { labels: { ...labels } },
             spec: {

@@ -61,8 +61,9 @@ const CONTAINERS = `${POD_TEMPLATE}.spec.{containers,initContainers}[]`;
 
 /**
  * The defaults kube-apiserver writes into a CronJob (batch/v1 `SetDefaults_CronJob`, and core/v1
- * `SetDefaults_PodSpec`, `SetDefaults_Container`, volume and port defaults for the pod template; Job
- * defaults do not apply to `jobTemplate.spec`), by generic path (`[]` for any list index, `{a,b}` for
+ * `SetDefaults_PodSpec`, `SetDefaults_Container`, volume and port defaults for the pod template, and
+ * `SetDefaults_PodFailurePolicyOnPodConditionsPattern`, a per-type defaulter that reaches the template's
+ * podFailurePolicy; `SetDefaults_Job` does not apply to `jobTemplate.spec`), by generic path (`[]` for any list index, `{a,b}` for
  * either key). Go also serializes the templates' `creationTimestamp` as null.
  */
 export const SERVER_DEFAULTS: ReadonlyMap<string, unknown> = new Map(
@@ -72,6 +73,7 @@ export const SERVER_DEFAULTS: ReadonlyMap<string, unknown> = new Map(
     'spec.successfulJobsHistoryLimit': 3,
     'spec.failedJobsHistoryLimit': 1,
     'spec.jobTemplate.metadata.creationTimestamp': null,
+    'spec.jobTemplate.spec.podFailurePolicy.rules[].onPodConditions[].status': 'True',
     [`${POD_TEMPLATE}.metadata.creationTimestamp`]: null,
     [`${POD_TEMPLATE}.spec.restartPolicy`]: 'Always',
     [`${POD_TEMPLATE}.spec.terminationGracePeriodSeconds`]: 30,

@@ -1,15 +1,17 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TempFile, writeFileDurably } from '../../src/backup/durable-file.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { Progress } from '../../src/backup/progress.ts';
 import { pino } from 'pino';
+import { removeTempDirsAfterEach, tempDir } from './temp-dirs.ts';
+
+removeTempDirsAfterEach();
 
 describe('TempFile', () => {
   it('creates a hidden 0600 file even under a permissive umask, and commit renames it into place', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    const dir = tempDir('bks-durable-');
     const previous = process.umask(0);
     try {
       const temp = await TempFile.create(dir, '.s.partial-');
@@ -25,7 +27,7 @@ describe('TempFile', () => {
   });
 
   it('never replaces an existing final name: the commit fails and the temp file is removed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    const dir = tempDir('bks-durable-');
     writeFileSync(join(dir, 's-20260101T000000Z.db'), 'first writer');
     const temp = await TempFile.create(dir, '.s.partial-');
     await temp.handle.write('second writer');
@@ -34,8 +36,25 @@ describe('TempFile', () => {
     expect(readFileSync(join(dir, 's-20260101T000000Z.db'), 'utf8')).toBe('first writer');
   });
 
+  it('of two writers committing the same name at once, exactly one wins and the other fails without replacing it', async () => {
+    const dir = tempDir('bks-durable-');
+    for (let trial = 0; trial < 50; trial++) {
+      const name = `s-${trial}.db`;
+      const temps = await Promise.all(['first', 'second'].map(async (text) => {
+        const temp = await TempFile.create(dir, '.s.partial-');
+        await temp.handle.write(text);
+        return temp;
+      }));
+      const results = await Promise.allSettled(temps.map((t) => t.commit(name)));
+      expect(results.filter((r) => r.status === 'fulfilled'), `trial ${trial}`).toHaveLength(1);
+      const winner = results[0]!.status === 'fulfilled' ? 'first' : 'second';
+      expect(readFileSync(join(dir, name), 'utf8')).toBe(winner);
+    }
+    expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
+  });
+
   it('discard removes the temp file and is idempotent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    const dir = tempDir('bks-durable-');
     const temp = await TempFile.create(dir, '.s.partial-');
     await temp.discard();
     await temp.discard();
@@ -43,7 +62,7 @@ describe('TempFile', () => {
   });
 
   it('writeFileDurably writes a small file atomically', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bks-durable-'));
+    const dir = tempDir('bks-durable-');
     await writeFileDurably(dir, 'x.sha256', 'abc  x\n', '.s.partial-');
     expect(readdirSync(dir)).toEqual(['x.sha256']);
   });

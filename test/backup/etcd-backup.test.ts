@@ -8,10 +8,10 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BackupSchedule } from '../../src/api/index.ts';
 import { EtcdHarness, freePort, makeCerts, readKeys, requireEtcd, writeKeys, type Certs, type EtcdMember } from './etcd-harness.ts';
-import { buildRunnerBundle, containerCommand, goldenInput, runRunner, startRunner } from './runner-process.ts';
+import { buildRunnerBundle, containerCommand, goldenInput, killLeftoverRunners, runRunner, startRunner } from './runner-process.ts';
 
 const sh = promisify(execFile);
 const KEY_COUNT = 5000;
@@ -65,6 +65,9 @@ describe('backup runner against a real etcd', () => {
     keys = await writeKeys(harness, etcd, certs, KEY_COUNT, { prefix: 'drill/' });
   }, 120_000);
 
+  // A runner frozen with SIGSTOP by a test that then failed would otherwise stay stopped for good.
+  afterEach(killLeftoverRunners);
+
   afterAll(async () => {
     await harness.stopAll();
     if (bundle) rmSync(dirname(bundle), { recursive: true, force: true });
@@ -107,7 +110,7 @@ describe('backup runner against a real etcd', () => {
     expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, sidecar: 'matches', revision: status.revision, totalKeys: status.totalKey });
     const list = await runRunner(bundle, ['backup', 'list', dir], {});
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^${db.replace('.', '\\.')}\\s+\\d{4}-\\d{2}-\\d{2}T\\S+\\s+${statSync(join(dir, db)).size}\\s+yes$`, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^${db.replace('.', '\\.')}\\s+\\d{4}-\\d{2}-\\d{2}T\\S+\\s+${statSync(join(dir, db)).size}\\s+yes\\s+yes$`, 'm'));
 
     // A flipped byte, a truncation, a mismatched sidecar: verify says no, exit 1.
     const bad = join(work, 'bad');
@@ -166,8 +169,10 @@ describe('backup runner against a real etcd', () => {
       const runner = startRunner(bundle, args, env);
       let exited = false;
       void runner.done.then(() => (exited = true));
+      const deadline = Date.now() + 20_000;
       for (;;) {
         if (exited) throw new Error(`the runner finished before it could be stopped mid-stream: ${(await runner.done).stdout}`);
+        if (Date.now() > deadline) throw new Error('the runner wrote no snapshot data within 20 s');
         const temp = existsSync(dir) ? readdirSync(dir).find((f) => f.includes('.partial-')) : undefined;
         if (temp && statSync(join(dir, temp), { throwIfNoEntry: false })?.size) break;
         await new Promise((r) => setTimeout(r, 2));
@@ -194,7 +199,7 @@ describe('backup runner against a real etcd', () => {
       runner.kill('SIGCONT');
       const result = await runner.done;
       expect(result.code, result.stdout).toBe(1);
-      expect(result.records.some((r) => r['msg'] === 'stopping: removing the unfinished backup' && r['signal'] === 'SIGTERM')).toBe(true);
+      expect(result.records.some((r) => r['msg'] === 'stopping: a backup still being written is abandoned and its temp file removed' && r['signal'] === 'SIGTERM')).toBe(true);
       expect(readdirSync(dir)).toEqual([]);
     });
 
@@ -234,8 +239,12 @@ describe('backup runner against a real etcd', () => {
     const result = await runRunner(bundle, args, env);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const after = readdirSync(dir);
-    const written = after.find((f) => /^nightly-etcd-2026(?!010)\d{4}T\d{6}Z\.db$/.test(f))!;
-    expect(written).toBeDefined();
+    // The one new snapshot: the only .db file that was not there before (its stamp is today's, any year).
+    const before = new Set([...own, ...others]);
+    const fresh = after.filter((f) => f.endsWith('.db') && !before.has(f));
+    expect(fresh).toHaveLength(1);
+    const written = fresh[0]!;
+    expect(written).toMatch(/^nightly-etcd-\d{8}T\d{6}Z\.db$/);
     expect(after.sort()).toEqual(
       [written, `${written}.sha256`, own[2]!, `${own[2]}.sha256`, own[3]!, `${own[3]}.sha256`, ...others, ...others.map((f) => `${f}.sha256`)].sort(),
     );

@@ -38,6 +38,14 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** etcd could not bind a port {@link freePort} picked: another process took it in between. */
+class PortTakenError extends Error {
+  constructor(stderr: string) {
+    super(`etcd: address already in use\n${stderr}`);
+    this.name = 'PortTakenError';
+  }
+}
+
 /** Paths of a certificate set: a CA, a server certificate for 127.0.0.1, a client certificate. */
 export interface Certs {
   readonly dir: string;
@@ -90,11 +98,31 @@ export interface StartOptions {
 export class EtcdHarness {
   readonly root = mkdtempSync(join(tmpdir(), 'bks-etcd-'));
   readonly #members: EtcdMember[] = [];
+  readonly #pickPort: () => Promise<number>;
 
-  /** Starts etcd and waits until it serves clients. */
+  /** `pickPort` picks each port etcd listens on. @default freePort */
+  constructor(pickPort: () => Promise<number> = freePort) {
+    this.#pickPort = pickPort;
+  }
+
+  /**
+   * Starts etcd and waits until it serves clients. The ports come from {@link freePort}, which closes
+   * them again: another process may bind one first, so an etcd that exits with "address already in
+   * use" is started again on new ports (a few times).
+   */
   async start(options: StartOptions = {}): Promise<EtcdMember> {
-    const clientPort = await freePort();
-    const peerPort = options.peerPort ?? (await freePort());
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#startOnce(options);
+      } catch (err) {
+        if (!(err instanceof PortTakenError) || attempt >= 5) throw err;
+      }
+    }
+  }
+
+  async #startOnce(options: StartOptions): Promise<EtcdMember> {
+    const clientPort = await this.#pickPort();
+    const peerPort = options.peerPort ?? (await this.#pickPort());
     const name = options.name ?? 'default';
     const dataDir = options.dataDir ?? mkdtempSync(join(this.root, 'data-'));
     const scheme = options.certs ? 'https' : 'http';
@@ -120,7 +148,15 @@ export class EtcdHarness {
     this.#members.push(member);
     const deadline = Date.now() + 15_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`etcd exited with ${child.exitCode}: ${stderr}`);
+      if (child.exitCode !== null) {
+        await exited;
+        if (/address already in use/.test(stderr)) {
+          // A fresh data dir of ours may hold a half-initialized member: the retry gets a new one.
+          if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+          throw new PortTakenError(stderr);
+        }
+        throw new Error(`etcd exited with ${child.exitCode}: ${stderr}`);
+      }
       try {
         await this.etcdctl(member, options.certs, ['endpoint', 'health', '--command-timeout=1s']);
         return member;

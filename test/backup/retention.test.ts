@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { backupFileName, formatStamp, parseBackupName } from '../../src/backup/backup-names.ts';
-import { isoWeek, planRetention, type RetentionPolicy } from '../../src/backup/retention.ts';
+import { isoWeek, planIncompleteCleanup, planRetention, type RetentionPolicy } from '../../src/backup/retention.ts';
 
 const day = (d: number): number => Date.UTC(2026, 0, d, 2, 0, 0);
 
@@ -10,11 +10,13 @@ describe('backup file names', () => {
     expect(formatStamp(Date.UTC(2026, 10, 30, 2, 0, 7, 999))).toBe('20261130T020007Z');
     expect(backupFileName('nightly-etcd', day(5), 'etcd-snapshot')).toBe('nightly-etcd-20260105T020000Z.db');
     expect(backupFileName('data.pvc', day(5), 'volume-archive')).toBe('data.pvc-20260105T020000Z.tar.gz');
+    expect(backupFileName('data.pvc', day(5), 'volume-archive', true)).toBe('data.pvc-20260105T020000Z.incomplete.tar.gz');
   });
 
   it.each([
     ['nightly-etcd-20260105T020000Z.db', { schedule: 'nightly-etcd', kind: 'etcd-snapshot', time: day(5) }],
-    ['a-b-20260105T020000Z.tar.gz', { schedule: 'a-b', kind: 'volume-archive', time: day(5) }],
+    ['a-b-20260105T020000Z.tar.gz', { schedule: 'a-b', kind: 'volume-archive', time: day(5), incomplete: false }],
+    ['a-b-20260105T020000Z.incomplete.tar.gz', { schedule: 'a-b', kind: 'volume-archive', time: day(5), incomplete: true }],
   ])('parses %s', (file, expected) => {
     expect(parseBackupName(file)).toMatchObject({ file, ...expected });
   });
@@ -174,5 +176,23 @@ describe('planRetention with grandfather-father-son rules (restic forget semanti
         expect(plan.keep[0]).toBe(files[0]);
       }),
     );
+  });
+});
+
+describe('incomplete archives', () => {
+  const complete = [1, 2].map((d) => backupFileName('pg', day(d), 'volume-archive'));
+  const torn = [3, 4, 5].map((d) => backupFileName('pg', day(d), 'volume-archive', true));
+
+  it('are never counted by retention: keep-last=2 after a complete run keeps the newest complete backup, whatever the torn ones', () => {
+    const justWritten = backupFileName('pg', day(6), 'volume-archive');
+    const plan = planRetention({ files: [...complete, ...torn, ...torn.map((f) => `${f}.sha256`), justWritten], schedule: 'pg', policy: { keepLast: 2 }, justWritten });
+    expect(plan.keep).toEqual([justWritten, complete[1]]);
+    expect(plan.delete).toEqual([complete[0]]);
+  });
+
+  it("after an incomplete run, the schedule's older incomplete archives and their sidecars go; complete backups and other schedules stay", () => {
+    const other = backupFileName('pg-x', day(1), 'volume-archive', true);
+    const files = [...complete, ...torn, `${torn[0]}.sha256`, other];
+    expect(planIncompleteCleanup(files, 'pg', torn[2]!)).toEqual([torn[0], `${torn[0]}.sha256`, torn[1]]);
   });
 });

@@ -1,19 +1,17 @@
-import { mkdirSync, mkdtempSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { EXIT_INCOMPLETE, EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
+import { EXIT_INCOMPLETE, EXIT_OK, EXIT_PRUNE_FAILED, runBackup } from '../../src/backup/run-backup.ts';
+import { formatList, listBackups } from '../../src/backup/backup-tools.ts';
 import type { RetentionPolicy } from '../../src/backup/retention.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
+import { removeTempDirsAfterEach, sourceAndDestination } from './temp-dirs.ts';
+
+removeTempDirsAfterEach();
 
 function setup(): { source: string; destination: string; lines: Record<string, unknown>[]; logger: pino.Logger } {
-  const root = mkdtempSync(join(tmpdir(), 'bks-run-'));
-  const source = join(root, 'source');
-  const destination = join(root, 'dest');
-  mkdirSync(source);
-  mkdirSync(destination);
-  writeFileSync(join(source, 'table.db'), Buffer.alloc(2_000_000, 3));
+  const { source, destination } = sourceAndDestination('table.db', 2_000_000, 3);
   // Two older backups of this schedule: keep-last=1 would prune both after a complete run.
   for (const old of ['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz']) writeFileSync(join(destination, old), 'old');
   const lines: Record<string, unknown>[] = [];
@@ -36,8 +34,37 @@ describe('runBackup (volume)', () => {
       },
     });
     expect(code).toBe(EXIT_INCOMPLETE);
-    expect(readdirSync(destination).sort()).toEqual(['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
-    expect(lines.at(-1)).toMatchObject({ level: 50, exitCode: 3, changed: 1, msg: expect.stringMatching(/incomplete: 1 file\(s\) changed while read \(table\.db\); older backups kept/) });
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.incomplete.tar.gz', 'pg-20261130T033000Z.incomplete.tar.gz.sha256']);
+    expect(lines.at(-1)).toMatchObject({ level: 50, exitCode: 3, changed: 1, msg: expect.stringMatching(/incomplete: 1 file\(s\) changed while read \(table\.db\); kept as pg-20261130T033000Z\.incomplete\.tar\.gz, not counted by retention; older backups kept/) });
+  });
+
+  it('keeps only the newest incomplete archive, and a later complete run prunes by complete backups only', async () => {
+    const { source, destination, logger } = setup();
+    const tear = (): ((n: number) => void) => {
+      let cut = false;
+      return () => {
+        if (!cut) truncateSync(join(source, 'table.db'), 10);
+        cut = true;
+        writeFileSync(join(source, 'table.db'), Buffer.alloc(2_000_000, 3));
+      };
+    };
+    for (const hour of [1, 2, 3]) {
+      const code = await runBackup(command(source, destination), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, hour, 0, 0)), onBytesCopied: tear() });
+      expect(code).toBe(EXIT_INCOMPLETE);
+    }
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz.sha256']);
+    // keep-last=2: the new complete backup and the newest older complete one; the torn archive is not a backup.
+    const code = await runBackup(command(source, destination, { keepLast: 2 }), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 4, 0, 0)) });
+    expect(code).toBe(EXIT_OK);
+    expect(readdirSync(destination).sort()).toEqual(['pg-20260102T000000Z.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz', 'pg-20261130T030000Z.incomplete.tar.gz.sha256', 'pg-20261130T040000Z.tar.gz', 'pg-20261130T040000Z.tar.gz.sha256']);
+    const rows = await listBackups(destination);
+    expect(rows.map((r) => [r.file, r.incomplete, r.verification.ok])).toEqual([
+      ['pg-20260102T000000Z.tar.gz', false, false],
+      ['pg-20261130T030000Z.incomplete.tar.gz', true, true],
+      ['pg-20261130T040000Z.tar.gz', false, true],
+    ]);
+    expect(formatList(rows)).toMatch(/^pg-20261130T030000Z\.incomplete\.tar\.gz\s+2026-11-30T03:00:00\.000Z\s+\d+\s+NO \(files changed while read\)\s+yes$/m);
+    expect(formatList(rows)).toMatch(/^pg-20261130T040000Z\.tar\.gz\s+\S+\s+\d+\s+yes\s+yes$/m);
   });
 
   it('exits 0 and prunes to keep-last when nothing changed', async () => {
@@ -55,5 +82,26 @@ describe('runBackup (volume)', () => {
     // November (the new one) and January's newest (the 2nd) stay; the 1st of January goes.
     expect(readdirSync(destination).sort()).toEqual(['pg-20260102T000000Z.tar.gz', 'pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
     expect(lines.at(-1)).toMatchObject({ exitCode: 0, pruned: ['pg-20260101T000000Z.tar.gz'] });
+  });
+
+  it("removes this schedule's leftover temp files only, never another schedule's lock or temp file that shares the prefix", async () => {
+    const { source, destination, lines, logger } = setup();
+    // Schedule `pg.partial-x` is a valid name: its lock and temp file start with `.pg.partial-` too.
+    const foreign = ['.pg.partial-x.lock', '.pg.partial-x.partial-0123456789ab', '.pg.partial-0123456789ab.sha256'];
+    for (const file of [...foreign, '.pg.partial-0123456789ab']) writeFileSync(join(destination, file), 'x');
+    const code = await runBackup(command(source, destination), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)) });
+    expect(code).toBe(EXIT_OK);
+    expect(readdirSync(destination).filter((f) => f.startsWith('.')).sort()).toEqual([...foreign].sort());
+    expect(lines.filter((l) => l['msg'] === 'removed a temp file left by an interrupted run').map((l) => l['file'])).toEqual(['.pg.partial-0123456789ab']);
+  });
+
+  it('exits 4 (not 1, which the Job retries) when the backup is durable but pruning fails, and keeps the new backup', async () => {
+    const { source, destination, lines, logger } = setup();
+    // A directory under an old backup's name: unlink refuses it (EISDIR), as a read-only or foreign file would be refused.
+    mkdirSync(join(destination, 'pg-20250101T000000Z.tar.gz'));
+    const code = await runBackup(command(source, destination), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)) });
+    expect(code).toBe(EXIT_PRUNE_FAILED);
+    expect(readdirSync(destination)).toContain('pg-20261130T033000Z.tar.gz.sha256');
+    expect(lines.at(-1)).toMatchObject({ level: 50, exitCode: 4, file: join(destination, 'pg-20261130T033000Z.tar.gz'), msg: expect.stringMatching(/^backup written and verified, but pruning failed: retention: cannot delete pg-20250101T000000Z\.tar\.gz/) });
   });
 });

@@ -3,7 +3,7 @@
  * with the image's V8 flags, and the container args and env of `buildCronJob(<golden input>)`, the
  * contract's mount paths mapped onto temp directories.
  */
-import { spawn, type SpawnOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -109,6 +109,25 @@ export function removeNodeCopy(): void {
   nodeForAnyUser = undefined;
 }
 
+/** Runner processes started and not yet exited, for {@link killLeftoverRunners}. */
+const running = new Set<ChildProcess>();
+
+/**
+ * SIGCONT + SIGKILL every runner a test started that is still alive (one frozen with SIGSTOP whose test
+ * failed stays stopped otherwise) and waits for them to exit. Suites call it in afterEach.
+ */
+export async function killLeftoverRunners(): Promise<void> {
+  const left = [...running];
+  await Promise.all(
+    left.map((child) => {
+      const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}
+
 /** Starts `node <image flags> <bundle> <args>` with only `env` (plus PATH) in its environment. */
 export function startRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: RunnerOptions = {}): RunnerHandle {
   const { fileSizeLimitKiB, ...ids } = options;
@@ -117,12 +136,14 @@ export function startRunner(bundle: string, args: readonly string[], env: Record
   const node = nodeBinaryFor(options);
   const [file, fileArgs] = fileSizeLimitKiB === undefined ? [node, argv] : ['bash', ['-c', `trap '' XFSZ; ulimit -f ${fileSizeLimitKiB}; exec "$0" "$@"`, node, ...argv]];
   const child = spawn(file, fileArgs, { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: dirname(bundle), ...ids });
+  running.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const done = new Promise<RunnerResult>((resolve) =>
     child.once('close', (code) => {
+      running.delete(child);
       const records = stdout.split('\n').flatMap((line) => {
         try {
           return line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : [];

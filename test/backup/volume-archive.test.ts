@@ -1,5 +1,4 @@
-import { mkdtempSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,6 +7,9 @@ import { extract } from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 import { archiveDirectory } from '../../src/backup/volume-archive.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
+import { removeTempDirsAfterEach, tempDir } from './temp-dirs.ts';
+
+removeTempDirsAfterEach();
 
 /** Runs the archive to the end; returns the result and the tar entries (name → content). */
 async function archive(sourceDir: string, onBytes?: (n: number) => void): Promise<{ result: Awaited<ReturnType<typeof archiveDirectory>['result']>; entries: Map<string, Buffer> }> {
@@ -28,7 +30,7 @@ async function archive(sourceDir: string, onBytes?: (n: number) => void): Promis
 
 describe('archiveDirectory', () => {
   it('warns about a file that vanishes before it is read and archives the rest', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bks-arch-'));
+    const dir = tempDir('bks-arch-');
     writeFileSync(join(dir, 'a.bin'), Buffer.alloc(300_000, 1));
     writeFileSync(join(dir, 'b.txt'), 'doomed');
     writeFileSync(join(dir, 'c.txt'), 'kept');
@@ -43,7 +45,7 @@ describe('archiveDirectory', () => {
   });
 
   it('marks a file that shrinks while read as changed and keeps the tar valid (declared size, zero padding)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bks-arch-'));
+    const dir = tempDir('bks-arch-');
     writeFileSync(join(dir, 'grows-and-shrinks.db'), Buffer.alloc(1_000_000, 7));
     writeFileSync(join(dir, 'z.txt'), 'after');
     let cut = false;

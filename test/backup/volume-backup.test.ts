@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKUP_USER_ID } from '../../src/pure/backup-contract.ts';
 import { buildCronJob } from '../../src/pure/index.ts';
-import { buildRunnerBundle, containerCommand, goldenInput, removeNodeCopy, runRunner } from './runner-process.ts';
+import { buildRunnerBundle, containerCommand, goldenInput, killLeftoverRunners, removeNodeCopy, runRunner } from './runner-process.ts';
 
 const sh = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -42,6 +42,8 @@ describe('volume backup (--source=pvc)', () => {
     chmodSync(work, 0o755);
     bundle = await buildRunnerBundle();
   });
+
+  afterEach(killLeftoverRunners);
 
   afterAll(() => {
     rmSync(work, { recursive: true, force: true });

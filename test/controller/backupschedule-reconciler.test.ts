@@ -106,6 +106,20 @@ describe('BackupScheduleReconciler', () => {
     expect(events.events).toEqual([{ type: 'Normal', reason: 'Created', message: 'Created CronJob "nightly-etcd"' }]);
   });
 
+  it.each([
+    [25, false],
+    [26, true],
+  ])('on Kubernetes 1.%i creates the child with a podFailurePolicy: %s (older servers drop the field)', async (minor, expected) => {
+    const writes = new StrictWrites({ createCronJob: ok }, cache());
+    const reconciler = new BackupScheduleReconciler({
+      schedules: cache(schedule()), cronJobs: cache(), writes, events: new RecordedEvents(), backupImage: IMAGE, clock: new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0)),
+      serverVersion: () => ({ major: 1, minor, gitVersion: `v1.${minor}.0` }),
+    });
+    await reconciler.reconcile(KEY);
+    const created = writes.calls[0]?.obj as KubeObject & { spec: { jobTemplate: { spec: Record<string, unknown> } } };
+    expect('podFailurePolicy' in created.spec.jobTemplate.spec).toBe(expected);
+  });
+
   it('requeues when the create answers AlreadyExists and the GET finds nothing (deleted meanwhile), never creating twice', async () => {
     const { writes, events, reconciler } = setup([schedule()], [], { createCronJob: alreadyExists });
     await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeue: true });

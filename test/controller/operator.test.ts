@@ -33,9 +33,10 @@ describe('checkServerVersion', () => {
     const version = await checkServerVersion(answering({ major: '1', minor: '24+', gitVersion: 'v1.24.17-eks-1' }), log);
     expect(version).toEqual({ major: 1, minor: 24, gitVersion: 'v1.24.17-eks-1' });
     const warnings = log.lines.filter((l) => l.level === 'warn').map((l) => l.msg);
-    expect(warnings).toHaveLength(3);
+    expect(warnings).toHaveLength(4);
     expect(warnings[0]).toContain('the cluster lacks CronJob spec.timeZone');
     expect(warnings[0]).toContain('ChildNotPersisted');
+    expect(warnings[2]).toContain('the cluster lacks Job podFailurePolicy');
   });
 
   it('warns about nothing on a current cluster', async () => {

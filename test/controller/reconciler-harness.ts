@@ -1,6 +1,7 @@
 /** The reconciler over mutable caches, with scripted API answers: shared by the reconciler tests of child writes and image policy. */
 import jsonMergePatch from 'json-merge-patch';
 import { buildCronJob } from '../../src/pure/index.ts';
+import { supportsPodFailurePolicy } from '../../src/pure/cluster-features.ts';
 import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
@@ -16,10 +17,12 @@ export type Answer = (obj: KubeObject) => KubeObject;
 
 /** The reconciler's `--backup-image`. */
 export const IMAGE = 'ghcr.io/kubelings/backupschedule-operator:test';
+/** The API server version the reconciler is told (old enough to lack CronJob time zones and Job podFailurePolicy). */
+export const SERVER_VERSION = { major: 1, minor: 24, gitVersion: 'v1.24.17' } as const;
 /** The one schedule's key. */
 export const KEY = 'kubelings/nightly-etcd';
 /** The child the reconciler wants for `s`. */
-export const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: IMAGE }) as KubeObject;
+export const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: IMAGE, podFailurePolicy: supportsPodFailurePolicy(SERVER_VERSION) }) as KubeObject;
 
 /**
  * A reconciler over mutable caches, with writes answered by `answers` (any other write fails the test)
@@ -59,7 +62,7 @@ export function harness(initial: { schedule: BackupScheduleObject; child?: KubeO
   const recorder: EventRecorder = { event: (_o, type, reason, message) => void events.push({ type, reason, message }) };
   const reconciler = new BackupScheduleReconciler({
     schedules, cronJobs, writes, events: recorder, backupImage: IMAGE, clock,
-    serverVersion: () => ({ major: 1, minor: 24, gitVersion: 'v1.24.17' }),
+    serverVersion: () => SERVER_VERSION,
     ...(options.allowedImages ? { allowedImages: options.allowedImages } : {}),
   });
   const ready = () => schedules.get(KEY)?.status?.conditions?.find((c) => c.type === 'Ready');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingFeatures, notPersistedCause, parseKubeVersion } from '../../src/pure/cluster-features.ts';
+import { missingFeatures, notPersistedCause, parseKubeVersion, supportsPodFailurePolicy } from '../../src/pure/cluster-features.ts';
 
 describe('parseKubeVersion', () => {
   it.each([
@@ -16,11 +16,23 @@ describe('parseKubeVersion', () => {
 describe('missingFeatures', () => {
   const names = (minor: number) => missingFeatures({ major: 1, minor, gitVersion: '' }).map((f) => f.name);
   it('lists what each version lacks', () => {
-    expect(names(20)).toEqual(['batch/v1 CronJob', 'CronJob spec.timeZone', 'CRD validation rules (CEL)', 'fieldPath of CRD validation rules']);
-    expect(names(24)).toEqual(['CronJob spec.timeZone', 'CRD validation rules (CEL)', 'fieldPath of CRD validation rules']);
+    expect(names(20)).toEqual(['batch/v1 CronJob', 'CronJob spec.timeZone', 'CRD validation rules (CEL)', 'Job podFailurePolicy', 'fieldPath of CRD validation rules']);
+    expect(names(24)).toEqual(['CronJob spec.timeZone', 'CRD validation rules (CEL)', 'Job podFailurePolicy', 'fieldPath of CRD validation rules']);
+    expect(names(25)).toEqual(['Job podFailurePolicy', 'fieldPath of CRD validation rules']);
     expect(names(27)).toEqual(['fieldPath of CRD validation rules']);
     expect(names(28)).toEqual([]);
     expect(missingFeatures({ major: 2, minor: 0, gitVersion: '' })).toEqual([]);
+  });
+});
+
+describe('supportsPodFailurePolicy', () => {
+  it('is true from 1.26 and while the version is unknown, false before', () => {
+    expect(supportsPodFailurePolicy({ major: 1, minor: 25, gitVersion: '' })).toBe(false);
+    expect(supportsPodFailurePolicy({ major: 1, minor: 26, gitVersion: '' })).toBe(true);
+    expect(supportsPodFailurePolicy(undefined)).toBe(true);
+  });
+  it('names the feature gate when the server dropped the podFailurePolicy', () => {
+    expect(notPersistedCause(['spec.jobTemplate.spec.podFailurePolicy.rules'], { major: 1, minor: 30, gitVersion: 'v1.30.1' })).toContain('JobPodFailurePolicy feature gate');
   });
 });
 

@@ -74,6 +74,14 @@ describe('buildCronJob', () => {
     expect(() => new CronJob(job).validate()).not.toThrow();
   });
 
+  it('fails the Job at once on exit 3 (incomplete archive) and 4 (pruning failed) of the backup container: retrying cannot help', () => {
+    const job = buildCronJob(schedule()).spec!.jobTemplate.spec!;
+    expect(job.podFailurePolicy).toEqual({ rules: [{ action: 'FailJob', onExitCodes: { containerName: 'backup', operator: 'In', values: [3, 4] } }] });
+    // podFailurePolicy requires restartPolicy Never.
+    expect(job.template.spec?.restartPolicy).toBe('Never');
+    expect(buildCronJob(schedule(), { podFailurePolicy: false }).spec!.jobTemplate.spec!.podFailurePolicy).toBeUndefined();
+  });
+
   it('defaults concurrencyPolicy to Forbid', () => {
     expect(buildCronJob(schedule()).spec?.concurrencyPolicy).toBe('Forbid');
   });

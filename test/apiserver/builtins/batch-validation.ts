@@ -5,6 +5,7 @@ import { obj, str } from './json.ts';
 import { validateObjectMeta } from './meta-validation.ts';
 import { nameIsDNSSubdomain } from './name-rules.ts';
 import { validatePodTemplateSpec } from './pod-validation.ts';
+import { validatePodFailurePolicy } from './pod-failure-policy.ts';
 
 /** Go's `validTimeZoneCharacters`: IANA file name components (pkg/apis/batch/validation). */
 const validTimeZoneCharacters = /^[A-Za-z.\-_0-9+]{1,14}$/;
@@ -73,6 +74,7 @@ function validateJobTemplateSpec(template: unknown, path: string): StatusCause[]
 
 /**
  * `validateJobSpec`: non-negative counters, completionMode, podReplacementPolicy, the pod template,
+ * podFailurePolicy (pod-failure-policy.ts),
  * and restartPolicy OnFailure or Never (`Required value: valid values: "OnFailure", "Never"` when
  * empty or `Always`, which pod defaulting puts there when the request left it out).
  */
@@ -91,6 +93,7 @@ export function validateJobSpec(spec: Record<string, unknown>, path: string): St
     errs.push(fieldErrors.notSupported(`${path}.podReplacementPolicy`, replacement, ['Failed', 'TerminatingOrFailed']));
   }
   errs.push(...validatePodTemplateSpec(spec['template'], `${path}.template`));
+  errs.push(...validatePodFailurePolicy(spec, path));
   const restartPolicy = str(obj(obj(spec['template'])?.['spec'])?.['restartPolicy']);
   const at = `${path}.template.spec.restartPolicy`;
   if (restartPolicy === '' || restartPolicy === 'Always') errs.push(fieldErrors.required(at, 'valid values: "OnFailure", "Never"'));

@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../../src/kube/object.ts';
 import { ensureObj, obj, objs, setDefault } from './json.ts';
 import { defaultPodTemplateSpec } from './pod-defaults.ts';
+import { defaultPodFailurePolicy } from './pod-failure-policy.ts';
 
 /**
  * Applies, in place, the defaults kube-apiserver gives a built-in object on every write (the
@@ -9,7 +10,8 @@ import { defaultPodTemplateSpec } from './pod-defaults.ts';
  *
  * - batch/v1 cronjobs: `SetDefaults_CronJob` (concurrencyPolicy Allow, suspend false,
  *   successfulJobsHistoryLimit 3, failedJobsHistoryLimit 1); the job template gets only pod-template
- *   defaults — `SetDefaults_Job` runs on Jobs, not on `jobTemplate.spec` — and `status: {}`.
+ *   defaults and podFailurePolicy's onPodConditions status True (a per-type defaulter, unlike
+ *   `SetDefaults_Job`, which runs on Jobs, not on `jobTemplate.spec`) — and `status: {}`.
  * - batch/v1 jobs: `SetDefaults_Job` (parallelism/completions 1 when both unset, parallelism 1,
  *   backoffLimit 6 (MaxInt32 with backoffLimitPerIndex), completionMode NonIndexed, suspend false,
  *   podReplacementPolicy TerminatingOrFailed (Failed with a podFailurePolicy), onPodConditions
@@ -47,7 +49,9 @@ function defaultCronJob(cronJob: KubeObject): void {
   const jobTemplate = ensureObj(spec, 'jobTemplate');
   const meta = ensureObj(jobTemplate, 'metadata');
   if (!('creationTimestamp' in meta)) meta['creationTimestamp'] = null;
-  defaultPodTemplateSpec(ensureObj(ensureObj(jobTemplate, 'spec'), 'template'));
+  const jobSpec = ensureObj(jobTemplate, 'spec');
+  defaultPodFailurePolicy(jobSpec);
+  defaultPodTemplateSpec(ensureObj(jobSpec, 'template'));
   if (!obj(cronJob['status'])) cronJob['status'] = {};
 }
 
@@ -64,11 +68,8 @@ function defaultJob(job: KubeObject): void {
   if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...(templateLabels as Record<string, string>) };
   setDefault(spec, 'completionMode', 'NonIndexed');
   setDefault(spec, 'suspend', false);
-  const podFailurePolicy = obj(spec['podFailurePolicy']);
-  for (const rule of objs(podFailurePolicy?.['rules'])) {
-    for (const pattern of objs(rule['onPodConditions'])) setDefault(pattern, 'status', 'True');
-  }
-  setDefault(spec, 'podReplacementPolicy', podFailurePolicy ? 'Failed' : 'TerminatingOrFailed');
+  defaultPodFailurePolicy(spec);
+  setDefault(spec, 'podReplacementPolicy', obj(spec['podFailurePolicy']) ? 'Failed' : 'TerminatingOrFailed');
   defaultPodTemplateSpec(template);
   if (!obj(job['status'])) job['status'] = {};
 }

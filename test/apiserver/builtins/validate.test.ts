@@ -103,6 +103,29 @@ describe('validateBuiltin for CronJobs', () => {
   });
 });
 
+describe('podFailurePolicy on a CronJob job template', () => {
+  const withPolicy = (podFailurePolicy: unknown, podSpec: Record<string, unknown> = { restartPolicy: 'Never' }): KubeObject =>
+    cronJob('c', { jobTemplate: { spec: { podFailurePolicy, template: { spec: { containers: [{ name: 'backup', image: 'i' }], ...podSpec } } } } });
+
+  it('accepts a FailJob rule on exit codes of a named container, and defaults an onPodConditions status to True', () => {
+    const cj = withPolicy({ rules: [{ action: 'FailJob', onExitCodes: { containerName: 'backup', operator: 'In', values: [3, 4] } }, { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] });
+    expect(validateBuiltin('batch', 'cronjobs', cj)).toEqual([]);
+    const policy = (cj['spec'] as { jobTemplate: { spec: { podFailurePolicy: { rules: { onPodConditions?: unknown[] }[] } } } }).jobTemplate.spec.podFailurePolicy;
+    expect(policy.rules[1]!.onPodConditions).toEqual([{ type: 'DisruptionTarget', status: 'True' }]);
+  });
+
+  it.each([
+    ['restartPolicy OnFailure', { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [3] } }] }, { restartPolicy: 'OnFailure' }, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.template.spec.restartPolicy', message: 'Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified' }],
+    ['an unknown container', { rules: [{ action: 'FailJob', onExitCodes: { containerName: 'other', operator: 'In', values: [3] } }] }, undefined, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.podFailurePolicy.rules[0].onExitCodes.containerName', message: 'Invalid value: "other": must be one of the container or initContainer names in the pod template' }],
+    ['exit code 0 with In', { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [0, 3] } }] }, undefined, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.podFailurePolicy.rules[0].onExitCodes.values[0]', message: 'Invalid value: 0: must not be 0 for the In operator' }],
+    ['unordered values', { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [4, 3] } }] }, undefined, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.podFailurePolicy.rules[0].onExitCodes.values', message: 'Invalid value: [4,3]: must be ordered' }],
+    ['an unknown action', { rules: [{ action: 'Retry', onExitCodes: { operator: 'In', values: [3] } }] }, undefined, { reason: 'FieldValueNotSupported', field: 'spec.jobTemplate.spec.podFailurePolicy.rules[0].action', message: 'Unsupported value: "Retry": supported values: "Count", "FailIndex", "FailJob", "Ignore"' }],
+    ['a rule with no requirement', { rules: [{ action: 'FailJob' }] }, undefined, { reason: 'FieldValueInvalid', field: 'spec.jobTemplate.spec.podFailurePolicy.rules[0]', message: 'Invalid value: specifying one of OnExitCodes and OnPodConditions is required' }],
+  ])('rejects %s', (_name, policy, podSpec, expected) => {
+    expect(validateBuiltin('batch', 'cronjobs', withPolicy(policy, podSpec))).toContainEqual(expected);
+  });
+});
+
 describe('validateBuiltin for Jobs and Leases', () => {
   it('checks the job spec counters and the template restartPolicy', () => {
     const job: KubeObject = { metadata: { name: 'j' }, spec: { backoffLimit: -1, template: { spec: { containers: [{ name: 'c', image: 'i' }] } } } };
