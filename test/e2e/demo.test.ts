@@ -38,6 +38,8 @@ describe('npm run demo', () => {
     expect(logPath).toBeDefined();
     expect(kubeconfig).toBeDefined();
 
+    // The controller writes its log in 4 KiB blocks at least every 250 ms: let the first lines land.
+    while (!readFileSync(logPath!, 'utf8').includes('"msg":"starting"') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     // The controller is the process started with the demo's controller kubeconfig.
     const pid = Number(execFileSync('pgrep', ['-f', `kubeconfig ${kubeconfig}`], { encoding: 'utf8' }).trim().split('\n')[0]);
     process.kill(pid, 'SIGKILL');
