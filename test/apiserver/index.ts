@@ -2,7 +2,7 @@
  * A loopback Kubernetes API server for tests: start it in-process with {@link startTestApiServer},
  * point `@kubernetes/client-node` or `kubectl` at its kubeconfig.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
@@ -24,6 +24,8 @@ import { ResourceRegistry } from './resource-registry.ts';
 import { seedCluster } from './seed.ts';
 import type { ServerContext } from './server-context.ts';
 import { Storage } from './storage.ts';
+import { groupResourceKey } from './resource-type.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
 
 export type { RequestLogEntry } from './request-log.ts';
 export { FaultInjector, type FaultRule } from './faults/index.ts';
@@ -60,6 +62,8 @@ export interface TestApiServerOptions {
   readonly mutateFields?: readonly (string | FieldMutation)[];
   /** The version `/version` reports (`1.24.17`); behaviour stays that of 1.32. @default '1.32.0-kubelings-test' */
   readonly kubernetesVersion?: string;
+  /** Source of uniform numbers in [0, 1) for the fault injector's `fraction` rules (seed it to replay a run). @default Math.random */
+  readonly faultRandom?: () => number;
 }
 
 /** Options of the generated kubeconfig. */
@@ -97,6 +101,11 @@ export interface TestApiServer {
   compactHistory(): void;
   /** Ends every open watch stream. */
   closeWatches(): void;
+  /**
+   * Writes `obj` straight into storage, as `etcdctl put` would: no decoding, defaulting, pruning,
+   * admission or validation (uid, creationTimestamp and generation 1 are set); watchers see it.
+   */
+  storeUnvalidated(group: string, resource: string, obj: KubeObject): KubeObject;
   /** Requests hang until {@link resume}. */
   pause(): void;
   resume(): void;
@@ -129,7 +138,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     versionInfo: versionInfo(options.kubernetesVersion),
   };
 
-  const faults = new FaultInjector();
+  const faults = new FaultInjector(options.faultRandom ? { random: options.faultRandom } : {});
   const log = new RequestLog();
   let paused: { promise: Promise<void>; release: () => void } | undefined;
   const controls: PipelineControls = {
@@ -184,6 +193,10 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     userToken: (name, groups = []) => auth.mintUserToken(name, groups),
     faults,
     requestLog: { entries: () => log.entries(), clear: () => log.clear() },
+    storeUnvalidated: (group, resource, obj) => {
+      obj.metadata = { ...obj.metadata, uid: randomUUID(), creationTimestamp: new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'), generation: 1 };
+      return storage.create(groupResourceKey(group, resource), obj);
+    },
     compactHistory: controls.compact,
     closeWatches: controls.closeWatches,
     pause: controls.pause,

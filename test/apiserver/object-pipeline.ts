@@ -3,6 +3,7 @@ import type { KubeObject, StatusCause } from '../../src/kube/object.ts';
 import { applyBuiltinDefaults, pruneBuiltinUnknownFields, quantityDecodeError, validateBuiltin } from './builtins/index.ts';
 import { fail } from './errors.ts';
 import { apiVersionOf, type ResourceType } from './resource-type.ts';
+import { ratchetCauses } from './schema/ratcheting.ts';
 import { defaultCustomResource, pruneCustomResource, validateCustomResource, type JSONSchemaProps } from './schema/index.ts';
 
 /** `fieldValidation` query parameter values. */
@@ -73,7 +74,10 @@ export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObj
     // ValidateObjectMetaAccessor with NameIsDNSSubdomain: the generic branch of the built-in validator.
     causes = validateBuiltin(type.group, type.resource, obj, old);
     const schema = type.custom.schema as JSONSchemaProps | undefined;
-    if (schema) causes.push(...validateCustomResource(schema, obj, old ? { oldObj: old } : undefined));
+    if (schema) {
+      const schemaCauses = validateCustomResource(schema, obj, old ? { oldObj: old } : undefined);
+      causes.push(...(old ? ratchetCauses(schemaCauses, obj, old) : schemaCauses));
+    }
   } else {
     causes = validateBuiltin(type.group, type.resource, obj, old);
   }

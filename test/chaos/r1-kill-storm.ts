@@ -1,0 +1,106 @@
+/**
+ * R1, kill -9 storm: N new BackupSchedules; the controller bundle (its own process, dist/ RBAC) is
+ * SIGKILLed at random moments at least K times during convergence and restarted at once. Then: the
+ * converged state (one child each, controlled by its schedule, Ready at its generation), no other
+ * object touched, and no write at all in an idle window.
+ */
+import type { ControllerProcess } from '../e2e/harness.ts';
+import { CONTROLLER_USER, sleep, startCluster, type Cluster } from '../e2e/harness.ts';
+import { api } from '../e2e/scenarios.ts';
+import { createSchedules, startController } from './chaos-cluster.ts';
+import { foreignWrites, idleWrites, settled, isWrite, waitConverged, writesBy } from './invariants.ts';
+import { Rng } from './random.ts';
+import { fmt, Verdict, writesFigure, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+
+const SIZES = {
+  full: { schedules: 1_000, kills: 100, idleMs: 10_000 },
+  reduced: { schedules: 150, kills: 8, idleMs: 3_000 },
+} as const;
+
+/**
+ * Kill moments: a quarter of the kills fall uniformly in the start-up (LIST, cache sync, first
+ * reconciles), the rest uniformly within {@link WRITING_MS} after the life's first write reached the
+ * API server; so every life is cut short mid-convergence, and K lives never finish the job.
+ */
+const STARTUP_SHARE = 0.25;
+const WRITING_MS = 40;
+
+/** Resolves once `process` dies or a write of `user` later than `since` is in the request log. */
+async function firstWrite(cluster: Cluster, user: string, since: number, process: ControllerProcess): Promise<void> {
+  while (process.child.exitCode === null && process.child.signalCode === null) {
+    const entries = cluster.server.requestLog.entries();
+    for (let i = entries.length - 1; i >= 0 && Date.parse((entries[i] as { time: string }).time) >= since; i--) {
+      if ((entries[i] as { user: string }).user === user && isWrite(entries[i] as never)) return;
+    }
+    await sleep(5);
+  }
+}
+
+async function run(context: ScenarioContext): Promise<ScenarioResult> {
+  const size = SIZES[context.scale];
+  const rng = new Rng(context.seed);
+  const started = Date.now();
+  const verdict = new Verdict();
+  const namespace = 'storm';
+  const users = new Set([CONTROLLER_USER]);
+  const cluster = await startCluster();
+  let controller: ControllerProcess | undefined;
+  try {
+    await api(cluster.admin).createNamespace(namespace);
+    const names = Array.from({ length: size.schedules }, (_, i) => `storm-${i}`);
+    await createSchedules(cluster, namespace, names);
+    cluster.server.requestLog.clear();
+    const killTimes: number[] = [];
+    const storm = Date.now();
+    for (let i = 0; i < size.kills; i++) {
+      const spawned = Date.now();
+      controller = startController(context.bundle, cluster.controllerKubeconfig);
+      if (rng.chance(STARTUP_SHARE)) await sleep(rng.int(20, 600));
+      else {
+        await firstWrite(cluster, CONTROLLER_USER, spawned, controller);
+        await sleep(rng.int(0, WRITING_MS));
+      }
+      controller.child.kill('SIGKILL');
+      await controller.exited();
+      killTimes.push(Date.now());
+      if (i % 20 === 19) context.log(`R1: ${i + 1} kills, ${writesBy(cluster.server.requestLog.entries(), users).length} writes so far`);
+    }
+    controller = startController(context.bundle, cluster.controllerKubeconfig, ['--concurrency=4']);
+    const expected = { namespace, schedules: new Map(names.map((n) => [n, { schedule: '0 2 * * *' }])) };
+    const converged = await waitConverged(cluster.admin, expected, context.scale === 'full' ? 180_000 : 60_000);
+    verdict.expectNone(converged.problems, 'not converged');
+    const entries = cluster.server.requestLog.entries();
+    const writes = writesBy(entries, users);
+    const lastWrite = Math.max(...writes.map((w) => Date.parse(w.time)));
+    const killsDuring = killTimes.filter((t) => t < lastWrite).length;
+    verdict.expect(killsDuring >= size.kills, `only ${killsDuring} of ${size.kills} kills fell before the last convergence write`);
+    verdict.expectNone(foreignWrites(entries, users, namespace), 'wrote to other objects');
+    await settled(cluster.server, users);
+    const idle = await idleWrites(cluster.server, users, size.idleMs);
+    verdict.expect(idle.length === 0, `${idle.length} writes in the ${size.idleMs / 1000} s idle window: ${idle.slice(0, 3).map((w) => `${w.verb} ${w.resource} ${w.name}`).join(', ')}`);
+    verdict.expect(controller.child.exitCode === null, 'the last controller exited');
+    const minimal = 2 * size.schedules;
+    const events = writesBy(entries, users, { events: true }).length - writes.length;
+    return {
+      id: 'R1',
+      done: `${fmt(size.schedules)} new schedules, SIGKILL ×${size.kills} at random moments (${STARTUP_SHARE * 100} % in start-up, the rest ≤ ${WRITING_MS} ms after a life's first write), restart at once`,
+      invariants: ['1 child each, controlled', 'Ready @ generation', 'no foreign writes', `0 writes in ${size.idleMs / 1000} s idle`],
+      writes: writesFigure(writes.length, minimal),
+      figures: {
+        'kills during convergence': `${killsDuring}`,
+        'storm start → converged': `${((lastWrite - storm) / 1000).toFixed(1)} s`,
+        'Events written': fmt(events),
+        'failed writes': fmt(writes.filter((w) => w.code >= 300).length),
+      },
+      seconds: (Date.now() - started) / 1000,
+      seed: context.seed,
+      failures: verdict.failures,
+    };
+  } finally {
+    await controller?.stop();
+    await cluster.stop();
+  }
+}
+
+/** R1: the kill -9 storm. */
+export const killStorm: Scenario = { id: 'R1', title: 'kill -9 storm', run };

@@ -1,0 +1,8 @@
+/** Every chaos scenario, in table order. */
+import { killStorm } from './r1-kill-storm.ts';
+import { faultStorm } from './r2-fault-storm.ts';
+import { badInput } from './r5-bad-input.ts';
+import type { Scenario } from './scenario.ts';
+
+/** The scenarios `npm run chaos` runs, in order. */
+export const SCENARIOS: readonly Scenario[] = [killStorm, faultStorm, badInput];
