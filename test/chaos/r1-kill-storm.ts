@@ -14,7 +14,7 @@ import { fmt, Verdict, writesFigure, type Scenario, type ScenarioContext, type S
 
 const SIZES = {
   full: { schedules: 1_000, kills: 100, idleMs: 10_000 },
-  reduced: { schedules: 150, kills: 8, idleMs: 3_000 },
+  reduced: { schedules: 100, kills: 6, idleMs: 3_000 },
 } as const;
 
 /**

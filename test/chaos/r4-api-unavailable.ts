@@ -19,7 +19,7 @@ import { TcpProxy } from './tcp-proxy.ts';
 
 const SIZES = {
   full: { schedules: 100, outageMs: 30_000, changes: 40 },
-  reduced: { schedules: 20, outageMs: 15_000, changes: 10 },
+  reduced: { schedules: 20, outageMs: 10_000, changes: 10 },
 } as const;
 
 /** dist/'s Deployment arguments, minus the listen addresses (ephemeral here) and the image. */
