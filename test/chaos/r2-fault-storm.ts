@@ -14,8 +14,8 @@ import { Rng } from './random.ts';
 import { fmt, Verdict, writesFigure, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const SIZES = {
-  full: { schedules: 1_000, idleMs: 10_000, convergeMs: 240_000 },
-  reduced: { schedules: 120, idleMs: 3_000, convergeMs: 60_000 },
+  full: { schedules: 1_000, idleMs: 10_000, convergeMs: 240_000, opsPerSecond: 100 },
+  reduced: { schedules: 120, idleMs: 3_000, convergeMs: 60_000, opsPerSecond: 60 },
 } as const;
 
 const WRITE_VERBS = ['create', 'update', 'patch'] as const;
@@ -83,13 +83,22 @@ function workload(rng: Rng, n: number): { ops: Op[]; expected: Map<string, { sch
   return { ops, expected, edits: edited.size, deletes: deleted.size };
 }
 
-/** Runs `ops` with `parallel` in flight, each object's ops in order. */
-async function apply(cluster: Cluster, namespace: string, ops: readonly Op[], parallel = 8): Promise<void> {
+/**
+ * Runs `ops` at `perSecond` (so the changes span several watch drops and spikes), at most `parallel`
+ * in flight, each object's ops in order.
+ */
+async function apply(cluster: Cluster, namespace: string, ops: readonly Op[], perSecond: number, parallel = 8): Promise<void> {
   const k = api(cluster.admin);
   const chains = new Map<string, Promise<void>>();
+  const start = Date.now();
   let next = 0;
   await Promise.all(Array.from({ length: parallel }, async () => {
     while (next < ops.length) {
+      const wait = start + (next / perSecond) * 1000 - Date.now();
+      if (wait > 0) {
+        await sleep(wait);
+        continue;
+      }
       const op = ops[next++] as Op;
       const run = async (): Promise<void> => {
         if (op.kind === 'create') await createSchedules(cluster, namespace, [op.name], 1);
@@ -122,8 +131,10 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     const { ops, expected, edits, deletes } = workload(rng.fork(2), size.schedules);
     const ruleIds = stormRules(CONTROLLER_USER).map((r) => cluster.server.faults.add(r));
     const disturbances = disturb(cluster, rng.fork(3), CONTROLLER_USER, stop.signal);
-    await apply(cluster, namespace, ops);
-    context.log(`R2: ${ops.length} user changes applied in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const applyStart = Date.now();
+    await apply(cluster, namespace, ops, size.opsPerSecond);
+    const applySeconds = (Date.now() - applyStart) / 1000;
+    context.log(`R2: ${ops.length} user changes applied in ${applySeconds.toFixed(1)} s`);
     const converged = await waitConverged(cluster.admin, { namespace, schedules: expected }, size.convergeMs, 1_000);
     verdict.expectNone(converged.problems, 'not converged under faults');
     stop.abort();
@@ -150,6 +161,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       figures: {
         'minimal': '2 per create + 2 per edit',
         'injected on writes (409/500/429)': `${injected(409)}/${injected(500)}/${injected(429)}`,
+        'user changes over': `${applySeconds.toFixed(1)} s`,
         'last change → converged': `${(converged.ms / 1000).toFixed(1)} s`,
       },
       seconds: (Date.now() - started) / 1000,
