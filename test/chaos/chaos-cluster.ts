@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { clientFor, ControllerProcess, CONTROLLER_SA, LEASE, type Cluster } from '../e2e/harness.ts';
+import { clientFor, ControllerProcess, CONTROLLER_SA, LEASE, startCluster, type Cluster } from '../e2e/harness.ts';
 import { api, scheduleManifest } from '../e2e/scenarios.ts';
 
 /** A ServiceAccount bound to the controller's roles (dist/ RBAC), with a kubeconfig. */
@@ -86,3 +86,18 @@ export async function leaseHolder(cluster: Cluster): Promise<string | undefined>
 
 /** The spec.schedule values the scenarios' edits cycle through (all valid, all different). */
 export const SCHEDULES = ['0 2 * * *', '15 3 * * *', '30 4 * * 1-5', '@hourly', '*/20 * * * *', '0 0 1 * *'] as const;
+
+/**
+ * Runs `body` against a fresh cluster with one controller (no leader election, `args` added), and
+ * stops both afterwards whatever happens.
+ */
+export async function withController<T>(bundle: string, args: readonly string[], body: (cluster: Cluster, controller: ControllerProcess) => Promise<T>): Promise<T> {
+  const cluster = await startCluster();
+  const controller = startController(bundle, cluster.controllerKubeconfig, args);
+  try {
+    return await body(cluster, controller);
+  } finally {
+    await controller.stop();
+    await cluster.stop();
+  }
+}

@@ -63,3 +63,28 @@ export function slope(samples: readonly { minutes: number; mib: number }[]): num
   const sxx = samples.reduce((s, p) => s + (p.minutes - mx) ** 2, 0);
   return sxx === 0 ? 0 : sxy / sxx;
 }
+
+/** The cumulative bucket counts (le → count) of a Prometheus histogram in a /metrics text. */
+function buckets(metrics: string, name: string, labels: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const l of metrics.split('\n')) {
+    if (!l.startsWith(`${name}_bucket{`) || !l.includes(labels)) continue;
+    const le = l.match(/le="([^"]+)"/)?.[1];
+    if (le !== undefined) out.set(le, Number(l.split(' ').pop()));
+  }
+  return out;
+}
+
+/**
+ * The upper bound (ms) of the histogram bucket holding the `q` quantile of the observations made
+ * between two /metrics texts (`before` may be empty), for `name` with the label text `labels`;
+ * undefined when there were none.
+ */
+export function histogramQuantileMs(before: string, after: string, name: string, labels: string, q: number): number | undefined {
+  const start = buckets(before, name, labels);
+  const delta = [...buckets(after, name, labels)].map(([le, count]) => ({ le, count: count - (start.get(le) ?? 0) }));
+  const total = delta.find((b) => b.le === '+Inf')?.count ?? 0;
+  if (total === 0) return undefined;
+  const hit = delta.find((b) => b.count >= q * total);
+  return hit === undefined || hit.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(hit.le) * 1000;
+}

@@ -10,7 +10,7 @@ import { api } from '../e2e/scenarios.ts';
 import { createSchedules, startController } from './chaos-cluster.ts';
 import { foreignWrites, idleWrites, settled, isWrite, waitConverged, writesBy } from './invariants.ts';
 import { Rng } from './random.ts';
-import { fmt, Verdict, writesFigure, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { finishRow, fmt, Verdict, writesFigure, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const SIZES = {
   full: { schedules: 1_000, kills: 100, idleMs: 10_000 },
@@ -81,7 +81,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     verdict.expect(controller.child.exitCode === null, 'the last controller exited');
     const minimal = 2 * size.schedules;
     const events = writesBy(entries, users, { events: true }).length - writes.length;
-    return {
+    return finishRow(context, started, verdict, {
       id: 'R1',
       done: `${fmt(size.schedules)} new schedules, SIGKILL ×${size.kills} at random moments (${STARTUP_SHARE * 100} % in start-up, the rest ≤ ${WRITING_MS} ms after a life's first write), restart at once`,
       invariants: ['1 child each, controlled', 'Ready @ generation', 'no foreign writes', `0 writes in ${size.idleMs / 1000} s idle`],
@@ -92,10 +92,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'Events written': fmt(events),
         'failed writes': fmt(writes.filter((w) => w.code >= 300).length),
       },
-      seconds: (Date.now() - started) / 1000,
-      seed: context.seed,
-      failures: verdict.failures,
-    };
+    });
   } finally {
     await controller?.stop();
     await cluster.stop();

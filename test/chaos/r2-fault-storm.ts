@@ -11,7 +11,7 @@ import { api } from '../e2e/scenarios.ts';
 import { createSchedules, SCHEDULES, startController } from './chaos-cluster.ts';
 import { foreignWrites, idleWrites, settled, waitConverged, writesBy } from './invariants.ts';
 import { Rng } from './random.ts';
-import { fmt, Verdict, writesFigure, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { finishRow, fmt, Verdict, writesFigure, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const SIZES = {
   full: { schedules: 1_000, idleMs: 10_000, convergeMs: 240_000, opsPerSecond: 100 },
@@ -153,7 +153,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     verdict.expectNone(foreignWrites(entries, users, namespace), 'wrote to other objects');
     verdict.expect(controller.child.exitCode === null && controller.child.signalCode === null, `the controller exited (${controller.child.exitCode ?? controller.child.signalCode})`);
     const injected = (code: number) => writesBy(entries, users, { events: true }).filter((w) => w.code === code).length;
-    return {
+    return finishRow(context, started, verdict, {
       id: 'R2',
       done: `${fmt(size.schedules)} creates, ${fmt(edits)} edits, ${fmt(deletes)} deletes under 30 % 409 / 5 % 500 / 2 % 429 (Retry-After), ${drops} watch drops with 410 re-watches, 200-500 ms latency spikes`,
       invariants: ['exact expected state', 'writes ≤ 3 × minimal', `0 writes in ${size.idleMs / 1000} s idle after faults`, 'never exited', 'no foreign writes'],
@@ -164,10 +164,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'user changes over': `${applySeconds.toFixed(1)} s`,
         'last change → converged': `${(converged.ms / 1000).toFixed(1)} s`,
       },
-      seconds: (Date.now() - started) / 1000,
-      seed: context.seed,
-      failures: verdict.failures,
-    };
+    });
   } finally {
     stop.abort();
     await controller.stop();

@@ -11,7 +11,7 @@ import { createSchedules, LEADER_FLAGS, leaseHolder, replicaAccount, SCHEDULES, 
 import { foreignWrites, waitConverged } from './invariants.ts';
 import { nonLeaderWrites, takeoverGaps } from './leadership.ts';
 import { Rng } from './random.ts';
-import { fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const SIZES = {
   full: { schedules: 200, kills: 20 },
@@ -122,7 +122,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     const exited = replicas.filter((r) => r.process.child.exitCode !== null || r.process.child.signalCode !== null);
     verdict.expect(exited.length === 0, `replicas exited: ${exited.map((r) => r.name).join(', ')}`);
     const mean = gaps.reduce<number>((s, g) => s + (g ?? 0), 0) / Math.max(gaps.length, 1) / 1000;
-    return {
+    return finishRow(context, started, verdict, {
       id: 'R3',
       done: `3 replicas, leader SIGKILLed ×${size.kills} (Lease left to expire), restarted at once; ${fmt(changes)} schedule changes meanwhile (${fmt(expected.size)} schedules)`,
       invariants: ['0 writes by non-leaders', `no leader ≤ ${WORST_GAP_S} s`, 'converged after the last kill', 'no foreign writes', 'no replica exited by itself'],
@@ -131,10 +131,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'longest without a leader': `${longest.toFixed(1)} s (mean ${mean.toFixed(1)} s; lease + retry = ${LEASE_S + RETRY_S} s)`,
         'last kill → converged': `${convergedAfterS.toFixed(1)} s`,
       },
-      seconds: (Date.now() - started) / 1000,
-      seed: context.seed,
-      failures: verdict.failures,
-    };
+    });
   } finally {
     stopChurn.abort();
     await Promise.all(replicas.map((r) => r.process.stop()));

@@ -14,7 +14,7 @@ import { createSchedules, readyz, replicaAccount, SCHEDULES, startController } f
 import { foreignWrites, waitConverged } from './invariants.ts';
 import { nonLeaderWrites } from './leadership.ts';
 import { Rng } from './random.ts';
-import { fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
 const SIZES = {
@@ -118,16 +118,13 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     verdict.expectNone(foreignWrites(entries, users, namespace), 'wrote to other objects');
     const figure = (o: Outage): string =>
       `not ready after ${o.notReadyAfterS.map((s) => (s === undefined ? 'never' : `${s.toFixed(1)} s`)).join(' / ')}; ready again ${o.readyAgainS.toFixed(1)} s and changes converged ${o.resumedS.toFixed(1)} s after it ended`;
-    return {
+    return finishRow(context, started, verdict, {
       id: 'R4',
       done: `2 replicas (dist/ flags, leader election); API paused ${size.outageMs / 1000} s, then refusing connections ${size.outageMs / 1000} s; ${size.changes} changes after each`,
       invariants: ['/readyz fails during each outage', 'work resumes by itself', 'exact expected state (nothing lost or duplicated)', 'no replica exited', '0 writes by non-leaders'],
       writes: `${fmt(entries.filter((e) => users.has(e.user) && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases' && e.resource !== 'events').length)} (non-leader: ${rogue.length})`,
       figures: Object.fromEntries(outages.map((o) => [o.kind === 'hang' ? 'paused' : 'refused', figure(o)])),
-      seconds: (Date.now() - started) / 1000,
-      seed: context.seed,
-      failures: verdict.failures,
-    };
+    });
   } finally {
     cluster.server.resume();
     await Promise.all(replicas.map((r) => r.stop()));

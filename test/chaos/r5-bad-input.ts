@@ -7,12 +7,12 @@
 import { ApiStatusError } from '../../src/kube/api-status-error.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
-import { CONTROLLER_USER, startCluster, waitFor } from '../e2e/harness.ts';
+import { CONTROLLER_USER, waitFor } from '../e2e/harness.ts';
 import { api, readyOf, scheduleManifest } from '../e2e/scenarios.ts';
 import { BAD_INPUTS, LIMIT_NAMES, type BadInput } from './bad-inputs.ts';
-import { createSchedules, startController } from './chaos-cluster.ts';
+import { createSchedules, withController } from './chaos-cluster.ts';
 import { convergenceProblems, foreignWrites } from './invariants.ts';
-import { fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 /** The manifest of a case: the valid spec with the case's fields merged over it (null deletes). */
 export function badManifest(namespace: string, input: BadInput): KubeObject {
@@ -30,10 +30,8 @@ type Outcome = { rejected: true; code: number; message: string } | { rejected: f
 async function run(context: ScenarioContext): Promise<ScenarioResult> {
   const started = Date.now();
   const verdict = new Verdict();
-  const cluster = await startCluster();
-  const controller = startController(context.bundle, cluster.controllerKubeconfig);
-  const k = api(cluster.admin);
-  try {
+  return withController(context.bundle, [], async (cluster, controller) => {
+    const k = api(cluster.admin);
     for (const ns of ['bad-api', 'bad-store', 'limits']) await k.createNamespace(ns);
     await controller.waitForLog('workers to start', (r) => r['msg'] === 'starting workers');
     // Through the API.
@@ -90,7 +88,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     const crashes = controller.lines.filter((l) => /uncaught|unhandled|fatal/i.test(l));
     verdict.expectNone(crashes, 'crash lines in the controller log');
     const rejected = BAD_INPUTS.length - accepted.length;
-    return {
+    return finishRow(context, started, verdict, {
       id: 'R5',
       done: `${BAD_INPUTS.length} invalid schedules through the API (fieldValidation=Strict), ${stored.length} written straight into storage, ${LIMIT_NAMES.length} valid names at the limits`,
       invariants: ['422 (400 for unknown fields) naming the field, or Ready=False naming it', 'no child for an invalid spec', 'valid children for names at the limits', 'never a crash'],
@@ -99,14 +97,8 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'API: 422 / accepted → Ready=False': `${rejected} / ${accepted.length}${accepted.length > 0 ? ` (${accepted.map((a) => a.label).join(', ')})` : ''}`,
         'storage: Ready=False': `${stored.length}`,
       },
-      seconds: (Date.now() - started) / 1000,
-      seed: context.seed,
-      failures: verdict.failures,
-    };
-  } finally {
-    await controller.stop();
-    await cluster.stop();
-  }
+    });
+  });
 }
 
 /** R5: bad input. */

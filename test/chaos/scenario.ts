@@ -64,3 +64,11 @@ export function fmt(n: number): string {
 export function writesFigure(total: number, minimal: number): string {
   return `${fmt(total)} / ${fmt(minimal)} minimal (${(total / Math.max(minimal, 1)).toFixed(2)}×)`;
 }
+
+/** The fields a scenario fills in; {@link finishRow} adds time, seed and failures. */
+export type RowFields = Omit<ScenarioResult, 'seconds' | 'seed' | 'failures'>;
+
+/** The row of a run that started at `started` (ms) with the failures `verdict` collected. */
+export function finishRow(context: ScenarioContext, started: number, verdict: Verdict, fields: RowFields): ScenarioResult {
+  return { ...fields, seconds: (Date.now() - started) / 1000, seed: context.seed, failures: verdict.failures };
+}

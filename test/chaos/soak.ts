@@ -4,13 +4,14 @@
  * from the request log, RSS every 10 s and its slope after a warm-up minute (a leak shows as a
  * positive trend). Then the exact expected state.
  */
-import { CONTROLLER_USER, sleep, startCluster } from '../e2e/harness.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { CONTROLLER_USER, sleep } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
-import { createSchedules, rssMiB, SCHEDULES, startController } from './chaos-cluster.ts';
+import { createSchedules, rssMiB, SCHEDULES, withController } from './chaos-cluster.ts';
 import { waitConverged } from './invariants.ts';
-import { ChangeLatency, slope } from './latency.ts';
+import { ChangeLatency, histogramQuantileMs, slope } from './latency.ts';
 import { Rng } from './random.ts';
-import { fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const SIZES = {
   full: { schedules: 5_000, perSecond: 100, minutes: 10 },
@@ -31,9 +32,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
   const started = Date.now();
   const verdict = new Verdict();
   const namespace = 'soak';
-  const cluster = await startCluster();
-  const controller = startController(context.bundle, cluster.controllerKubeconfig, ['--concurrency=4']);
-  try {
+  return withController(context.bundle, ['--concurrency=4'], async (cluster, controller) => {
     const k = api(cluster.admin);
     await k.createNamespace(namespace);
     const names = Array.from({ length: size.schedules }, (_, i) => `soak-${i}`);
@@ -45,6 +44,15 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     context.log(`Soak: ${fmt(size.schedules)} converged; ${size.perSecond} changes/s for ${size.minutes} min`);
 
     const latency = new ChangeLatency('admin', CONTROLLER_USER);
+    // The controller's own view, over the soak only (its histograms also hold the initial convergence).
+    const scrape = async (): Promise<string> => {
+      const url = controller.records().find((r) => r['msg'] === 'starting')?.['metrics'];
+      return typeof url === 'string' ? (await fetch(`${url}/metrics`)).text() : '';
+    };
+    const metricsBefore = await scrape();
+    // The test API server runs in this process: its event-loop stalls are part of what the request log sees.
+    const serverLoop = monitorEventLoopDelay({ resolution: 5 });
+    serverLoop.enable();
     const samples: { minutes: number; mib: number }[] = [];
     const pid = controller.child.pid as number;
     const soakStart = Date.now();
@@ -81,6 +89,10 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       await sleep(5);
     }
     while (inFlight > 0) await sleep(10);
+    serverLoop.disable();
+    const metricsAfter = await scrape();
+    const queueP99 = histogramQuantileMs(metricsBefore, metricsAfter, 'workqueue_queue_duration_seconds', 'name="backupschedule"', 0.99);
+    const reconcileP99 = histogramQuantileMs(metricsBefore, metricsAfter, 'controller_runtime_reconcile_time_seconds', 'controller="backupschedule"', 0.99);
     const converged = await waitConverged(cluster.admin, { namespace, schedules: expected }, 120_000, 1_000);
     latency.add(cluster.server.requestLog.entries());
     samples.push({ minutes: (Date.now() - soakStart) / 60_000, mib: rssMiB(pid) });
@@ -97,7 +109,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     if (context.scale === 'full') verdict.expect(trend <= RSS_SLOPE_LIMIT_MIB_PER_MIN, `RSS grows ${trend.toFixed(2)} MiB/min after warm-up`);
     verdict.expect(controller.child.exitCode === null, 'the controller exited');
     const rates = (sent / ((Date.now() - soakStart) / 1000)).toFixed(0);
-    return {
+    return finishRow(context, started, verdict, {
       id: 'Soak',
       done: `${fmt(size.schedules)} schedules, ${fmt(sent)} changes at ${size.perSecond}/s for ${size.minutes} min`,
       invariants: [...(context.scale === 'full' ? [`p99 change → write ≤ ${P99_TARGET_MS} ms`, `RSS slope ≤ ${RSS_SLOPE_LIMIT_MIB_PER_MIN} MiB/min`] : ['latency and RSS reported']), 'every change answered', 'exact expected state'],
@@ -107,15 +119,11 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'RSS first → last (MiB)': `${samples[0]?.mib.toFixed(0)} → ${samples[samples.length - 1]?.mib.toFixed(0)} (max ${Math.max(...samples.map((s) => s.mib)).toFixed(0)})`,
         'RSS slope after warm-up': `${trend.toFixed(2)} MiB/min over ${warm.length} samples`,
         'changes sent per second': rates,
+        'controller p99 bucket: queue wait / reconcile': `≤ ${queueP99} / ≤ ${reconcileP99} ms`,
+        'test server event loop delay p99 / max': `${(serverLoop.percentile(99) / 1e6).toFixed(0)} / ${(serverLoop.max / 1e6).toFixed(0)} ms`,
       },
-      seconds: (Date.now() - started) / 1000,
-      seed: context.seed,
-      failures: verdict.failures,
-    };
-  } finally {
-    await controller.stop();
-    await cluster.stop();
-  }
+    });
+  });
 }
 
 /** The soak. */
