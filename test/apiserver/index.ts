@@ -62,6 +62,12 @@ export interface TestApiServerOptions {
   readonly mutateFields?: readonly (string | FieldMutation)[];
   /** The version `/version` reports (`1.24.17`); behaviour stays that of 1.32. @default '1.32.0-kubelings-test' */
   readonly kubernetesVersion?: string;
+  /**
+   * CRD validation ratcheting (on by default since Kubernetes 1.30): an update may keep invalid values
+   * it does not change. `false` plays 1.28/1.29, where a status write of an invalid object fails 422.
+   * @default true
+   */
+  readonly validationRatcheting?: boolean;
   /** Source of uniform numbers in [0, 1) for the fault injector's `fraction` rules (seed it to replay a run). @default Math.random */
   readonly faultRandom?: () => number;
 }
@@ -118,7 +124,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const clock = realClock;
   const registry = new ResourceRegistry();
   const storage = new Storage(options.watchHistorySize ?? 10_000);
-  const store = new RegistryStore(storage, clock);
+  const store = new RegistryStore(storage, clock, options.validationRatcheting ?? true);
   const auth = new TokenAuthenticator();
   const adminToken = `admin-${randomBytes(24).toString('base64url')}`;
   auth.addStaticToken(adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });

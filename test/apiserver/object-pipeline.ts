@@ -66,8 +66,11 @@ export function decodeBuiltin(type: ResourceType, obj: KubeObject, fieldValidati
   return warnings;
 }
 
-/** Validates the object about to be stored; throws 422 Invalid listing every cause. */
-export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined): void {
+/**
+ * Validates the object about to be stored; throws 422 Invalid listing every cause. On an update of a
+ * custom resource, schema errors at unchanged fields are ratcheted away unless `ratcheting` is false.
+ */
+export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined, ratcheting = true): void {
   const name = obj.metadata.name ?? '';
   let causes: StatusCause[];
   if (type.custom) {
@@ -76,7 +79,7 @@ export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObj
     const schema = type.custom.schema as JSONSchemaProps | undefined;
     if (schema) {
       const schemaCauses = validateCustomResource(schema, obj, old ? { oldObj: old } : undefined);
-      causes.push(...(old ? ratchetCauses(schemaCauses, obj, old) : schemaCauses));
+      causes.push(...(old && ratcheting ? ratchetCauses(schemaCauses, obj, old) : schemaCauses));
     }
   } else {
     causes = validateBuiltin(type.group, type.resource, obj, old);

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { clientFor, ControllerProcess, CONTROLLER_SA, LEASE, startCluster, type Cluster } from '../e2e/harness.ts';
+import { clientFor, ControllerProcess, CONTROLLER_SA, LEASE, startCluster, type Cluster, type ClusterOptions } from '../e2e/harness.ts';
 import { api, scheduleManifest } from '../e2e/scenarios.ts';
 
 /** A ServiceAccount bound to the controller's roles (dist/ RBAC), with a kubeconfig. */
@@ -88,11 +88,11 @@ export async function leaseHolder(cluster: Cluster): Promise<string | undefined>
 export const SCHEDULES = ['0 2 * * *', '15 3 * * *', '30 4 * * 1-5', '@hourly', '*/20 * * * *', '0 0 1 * *'] as const;
 
 /**
- * Runs `body` against a fresh cluster with one controller (no leader election, `args` added), and
- * stops both afterwards whatever happens.
+ * Runs `body` against a fresh cluster (test API server `server` options) with one controller (no
+ * leader election, `args` added), and stops both afterwards whatever happens.
  */
-export async function withController<T>(bundle: string, args: readonly string[], body: (cluster: Cluster, controller: ControllerProcess) => Promise<T>): Promise<T> {
-  const cluster = await startCluster();
+export async function withController<T>(bundle: string, args: readonly string[], body: (cluster: Cluster, controller: ControllerProcess) => Promise<T>, server: ClusterOptions['server'] = {}): Promise<T> {
+  const cluster = await startCluster({ server });
   const controller = startController(bundle, cluster.controllerKubeconfig, args);
   try {
     return await body(cluster, controller);
