@@ -14,7 +14,7 @@ import { finishRow, fmt, Verdict, writesFigure, type Scenario, type ScenarioCont
 
 const SIZES = {
   full: { schedules: 1_000, kills: 100, idleMs: 10_000 },
-  reduced: { schedules: 100, kills: 6, idleMs: 3_000 },
+  reduced: { schedules: 80, kills: 5, idleMs: 3_000 },
 } as const;
 
 /**

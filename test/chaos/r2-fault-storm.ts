@@ -15,7 +15,7 @@ import { finishRow, fmt, Verdict, writesFigure, type Scenario, type ScenarioCont
 
 const SIZES = {
   full: { schedules: 1_000, idleMs: 10_000, convergeMs: 240_000, opsPerSecond: 100 },
-  reduced: { schedules: 120, idleMs: 3_000, convergeMs: 60_000, opsPerSecond: 60 },
+  reduced: { schedules: 100, idleMs: 3_000, convergeMs: 60_000, opsPerSecond: 60 },
 } as const;
 
 const WRITE_VERBS = ['create', 'update', 'patch'] as const;

@@ -15,7 +15,7 @@ import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type Scen
 
 const SIZES = {
   full: { schedules: 5_000, perSecond: 100, minutes: 10 },
-  reduced: { schedules: 200, perSecond: 50, minutes: 0.15 },
+  reduced: { schedules: 200, perSecond: 50, minutes: 0.1 },
 } as const;
 
 /** Targets: p99 change → write within 20 ms; RSS may not trend upwards by more than this after warm-up. */
