@@ -91,11 +91,12 @@ async function metric(process: ControllerProcess, prefix: string): Promise<numbe
 }
 
 /**
- * Restart on converged state: the time from the controller's first LIST request to the moment it is
- * ready and has reconciled every schedule (with 0 writes), against the time the same paginated LISTs
- * (both kinds side by side, pages of 500 as the reflector asks) take a client that does nothing else.
+ * Restart on converged state: the time from the controller's first LIST request to the moment it has
+ * reconciled every schedule (with 0 writes), against its initial LIST (first LIST request → caches
+ * synced, its "starting workers" line); for scale, also the time the same paginated LISTs (both kinds
+ * side by side, pages of 500 as the reflector asks) take a client in the API server's process.
  */
-async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<{ restartMs: number; listMs: number; writes: number }> {
+async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<{ restartMs: number; listMs: number; clientListMs: number; writes: number }> {
   const listStarted = performance.now();
   const k = api(cluster.admin);
   const listAll = async (list: (o: { namespace: string; limit: number; continue?: string }) => Promise<{ metadata: { continue?: string } }>): Promise<void> => {
@@ -104,7 +105,7 @@ async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<
     while (token);
   };
   await Promise.all([listAll((o) => k.schedules.list(o)), listAll((o) => k.cronJobs.list(o))]);
-  const listMs = Math.round(performance.now() - listStarted);
+  const clientListMs = Math.round(performance.now() - listStarted);
   cluster.server.requestLog.clear();
   const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench', '--log-level=info'], controllerNodeFlags);
   try {
@@ -118,13 +119,14 @@ async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<
     const entries = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER);
     const firstList = Math.min(...entries.filter((e) => e.verb === 'list').map((e) => Date.parse(e.time)));
     const writes = entries.filter((e) => !['get', 'list', 'watch'].includes(e.verb)).length;
-    return { restartMs: done - firstList, listMs, writes };
+    const synced = Date.parse(String(controller.records().find((r) => r['msg'] === 'starting workers')?.['time']));
+    return { restartMs: done - firstList, listMs: synced - firstList, clientListMs, writes };
   } finally {
     await controller.stop();
   }
 }
 
-type ControllerRunResult = { writes: RequestLogEntry[]; wallMs: number; rss: number; rssSettled: number; cpuMs: number; debug: Record<string, number>; restart?: Awaited<ReturnType<typeof restartRun>> };
+type ControllerRunResult = { writes: RequestLogEntry[]; wallMs: number; rss: number; rssSettled: number; cpuMs: number; debug: Record<string, number>; eventsBeforeLastWrite: number; restart?: Awaited<ReturnType<typeof restartRun>> };
 
 /**
  * One controller convergence. `refuseEvents` answers its Event writes with 503 before they reach
@@ -150,12 +152,15 @@ async function controllerRun(bundle: string, n: number, options: { refuseEvents?
       debug[key] = (debug[key] ?? 0) + 1;
     }
     const writes = writesIn(cluster, 'bench');
+    // The Events lane: how many Events went out before the last reconcile write (ideally none).
+    const lastWrite = Math.max(...writes.map((w) => Date.parse(w.time)));
+    const eventsBeforeLastWrite = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && e.resource === 'events' && e.verb !== 'list' && Date.parse(e.time) < lastWrite).length;
     // Settled memory: the deferred Events are out and the garbage of the burst collected.
     await sleep(10_000);
     const rssSettled = rssMiB(controller.child.pid ?? 0);
     await controller.stop();
     const restart = options.restart ? await restartRun(bundle, cluster, n) : undefined;
-    return { writes, wallMs, rss, rssSettled, cpuMs, debug, ...(restart ? { restart } : {}) };
+    return { writes, wallMs, rss, rssSettled, cpuMs, debug, eventsBeforeLastWrite, ...(restart ? { restart } : {}) };
   } finally {
     await cluster.stop();
   }
@@ -209,8 +214,10 @@ for (const n of sizes) {
     controllerCpuMsIncludingStartup: controller.cpuMs,
     reconcileSpanMsWithEvents: controllerMs,
     reconcileSpanMsEventsRefused: span(noEvents.writes),
+    eventsBeforeLastReconcileWrite: controller.eventsBeforeLastWrite,
     restartMs: restart?.restartMs,
     restartListMs: restart?.listMs,
+    restartClientListMs: restart?.clientListMs,
     restartRatio: restart ? Number((restart.restartMs / restart.listMs).toFixed(2)) : undefined,
     restartWrites: restart?.writes,
     ...(process.env['BENCH_DEBUG'] ? { requests: controller.debug } : {}),
