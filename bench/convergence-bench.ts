@@ -119,7 +119,8 @@ async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<
     const entries = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER);
     const firstList = Math.min(...entries.filter((e) => e.verb === 'list').map((e) => Date.parse(e.time)));
     const writes = entries.filter((e) => !['get', 'list', 'watch'].includes(e.verb)).length;
-    const synced = Date.parse(String(controller.records().find((r) => r['msg'] === 'starting workers')?.['time']));
+    // Its log is buffered (flushed every 250 ms): wait for the line rather than read it at once.
+    const synced = Date.parse(String((await controller.waitForLog('caches synced', (r) => r['msg'] === 'starting workers'))['time']));
     return { restartMs: done - firstList, listMs: synced - firstList, clientListMs, writes };
   } finally {
     await controller.stop();
