@@ -62,6 +62,7 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** Stops the proxy for good (the same as {@link refuse}, named for teardown). */
   async stop(): Promise<void> {
     await this.refuse();
   }
