@@ -31,7 +31,12 @@ for (const scenario of SCENARIOS) {
   if (only && !only.includes(scenario.id.toUpperCase())) continue;
   process.stderr.write(`chaos: ${scenario.id} ${scenario.title}…\n`);
   const log = (line: string): void => void process.stderr.write(`  ${line}\n`);
-  const result = await scenario.run({ seed, scale: values.reduced ? 'reduced' : 'full', bundle, log });
+  const started = Date.now();
+  // A scenario that throws (a harness wait that timed out) still gets its FAIL row; the others run.
+  const result = await scenario.run({ seed, scale: values.reduced ? 'reduced' : 'full', bundle, log }).catch((err: unknown): ScenarioResult => ({
+    id: scenario.id, done: scenario.title, invariants: [], writes: '-', figures: {}, seconds: (Date.now() - started) / 1000, seed,
+    failures: [`threw: ${err instanceof Error ? err.message : String(err)}`],
+  }));
   process.stderr.write(`chaos: ${scenario.id} ${result.failures.length === 0 ? 'PASS' : `FAIL: ${result.failures.join(' | ')}`} (${result.seconds.toFixed(0)} s)\n`);
   results.push(result);
 }

@@ -88,7 +88,12 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       const holder = await waitFor('a leader', async () => {
         const h = await leaseHolder(cluster);
         return h && replicas.some((r) => `${r.name}-${r.incarnation}` === h) ? h : undefined;
-      }, 60_000, 100);
+      }, 60_000, 100).catch(async () => undefined);
+      if (holder === undefined) {
+        const states = replicas.map((r) => `${r.name}-${r.incarnation} ${r.process.child.exitCode === null ? 'running' : `exited ${r.process.child.exitCode}`}: ${r.process.lines.slice(-2).join(' ')}`);
+        verdict.expect(false, `no live replica held the Lease for 60 s before kill ${i + 1} (holder ${await leaseHolder(cluster).catch(() => '?')}): ${states.join(' | ')}`);
+        break;
+      }
       await sleep(killRng.int(1_000, 4_000));
       const victim = replicas.find((r) => `${r.name}-${r.incarnation}` === holder) as Replica;
       victim.process.child.kill('SIGKILL');
