@@ -1,5 +1,7 @@
 /**
  * Convergence benchmark (issue 5's target: at most 1.25 × the floor).
+ * Also, per N: the reconcile writes' span with the server refusing Events (the Events lane must not
+ * delay convergence), and a restart on the converged state against the time of the same LISTs.
  *
  * For each N (default 1,000 and 10,000), in one run, twice on a fresh test API server (same code, same
  * settings) with dist/ applied and N BackupSchedules created by the admin in namespace `bench` while
@@ -80,9 +82,61 @@ async function preparedCluster(n: number): Promise<Cluster> {
   return cluster;
 }
 
-async function controllerRun(bundle: string, n: number): Promise<{ writes: RequestLogEntry[]; wallMs: number; rss: number; rssSettled: number; cpuMs: number; debug: Record<string, number> }> {
+/** The value of a sample of a running controller's /metrics whose line starts with `prefix` (0 when absent). */
+async function metric(process: ControllerProcess, prefix: string): Promise<number> {
+  const url = process.records().find((r) => r['msg'] === 'starting')?.['metrics'];
+  if (typeof url !== 'string') return 0;
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(text.split('\n').find((l) => l.startsWith(prefix))?.split(' ').pop() ?? 0);
+}
+
+/**
+ * Restart on converged state: the time from the controller's first LIST request to the moment it has
+ * reconciled every schedule (with 0 writes), against its initial LIST (first LIST request → caches
+ * synced, its "starting workers" line); for scale, also the time the same paginated LISTs (both kinds
+ * side by side, pages of 500 as the reflector asks) take a client in the API server's process.
+ */
+async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<{ restartMs: number; listMs: number; clientListMs: number; writes: number }> {
+  const listStarted = performance.now();
+  const k = api(cluster.admin);
+  const listAll = async (list: (o: { namespace: string; limit: number; continue?: string }) => Promise<{ metadata: { continue?: string } }>): Promise<void> => {
+    let token: string | undefined;
+    do token = (await list({ namespace: 'bench', limit: 500, ...(token ? { continue: token } : {}) })).metadata.continue || undefined;
+    while (token);
+  };
+  await Promise.all([listAll((o) => k.schedules.list(o)), listAll((o) => k.cronJobs.list(o))]);
+  const clientListMs = Math.round(performance.now() - listStarted);
+  cluster.server.requestLog.clear();
+  const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench', '--log-level=info'], controllerNodeFlags);
+  try {
+    for (;;) {
+      if (controller.child.exitCode !== null) throw new Error(`controller exited: ${controller.lines.slice(-10).join('\n')}`);
+      const reconciled = await metric(controller, 'controller_runtime_reconcile_total{controller="backupschedule",result="success"}').catch(() => 0);
+      if (reconciled >= n) break;
+      await sleep(20);
+    }
+    const done = Date.now();
+    const entries = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER);
+    const firstList = Math.min(...entries.filter((e) => e.verb === 'list').map((e) => Date.parse(e.time)));
+    const writes = entries.filter((e) => !['get', 'list', 'watch'].includes(e.verb)).length;
+    // Its log is buffered (flushed every 250 ms): wait for the line rather than read it at once.
+    const synced = Date.parse(String((await controller.waitForLog('caches synced', (r) => r['msg'] === 'starting workers'))['time']));
+    return { restartMs: done - firstList, listMs: synced - firstList, clientListMs, writes };
+  } finally {
+    await controller.stop();
+  }
+}
+
+type ControllerRunResult = { writes: RequestLogEntry[]; wallMs: number; rss: number; rssSettled: number; cpuMs: number; debug: Record<string, number>; eventsBeforeLastWrite: number; restart?: Awaited<ReturnType<typeof restartRun>> };
+
+/**
+ * One controller convergence. `refuseEvents` answers its Event writes with 503 before they reach
+ * storage, to compare the reconcile writes' span with and without Events on the server.
+ */
+async function controllerRun(bundle: string, n: number, options: { refuseEvents?: boolean; restart?: boolean } = {}): Promise<ControllerRunResult> {
   const cluster = await preparedCluster(n);
   try {
+    if (options.refuseEvents) cluster.server.faults.add({ user: CONTROLLER_USER, resource: 'events', code: 503 });
     const startedAt = performance.now();
     const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench', '--log-level=info'], controllerNodeFlags);
     while (statusWrites(writesIn(cluster, 'bench')) < n) {
@@ -99,11 +153,15 @@ async function controllerRun(bundle: string, n: number): Promise<{ writes: Reque
       debug[key] = (debug[key] ?? 0) + 1;
     }
     const writes = writesIn(cluster, 'bench');
+    // The Events lane: how many Events went out before the last reconcile write (ideally none).
+    const lastWrite = Math.max(...writes.map((w) => Date.parse(w.time)));
+    const eventsBeforeLastWrite = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && e.resource === 'events' && e.verb !== 'list' && Date.parse(e.time) < lastWrite).length;
     // Settled memory: the deferred Events are out and the garbage of the burst collected.
     await sleep(10_000);
     const rssSettled = rssMiB(controller.child.pid ?? 0);
     await controller.stop();
-    return { writes, wallMs, rss, rssSettled, cpuMs, debug };
+    const restart = options.restart ? await restartRun(bundle, cluster, n) : undefined;
+    return { writes, wallMs, rss, rssSettled, cpuMs, debug, eventsBeforeLastWrite, ...(restart ? { restart } : {}) };
   } finally {
     await cluster.stop();
   }
@@ -130,9 +188,12 @@ for (const n of sizes) {
   const controllerRuns: Awaited<ReturnType<typeof controllerRun>>[] = [];
   const floorRuns: Awaited<ReturnType<typeof floorRun>>[] = [];
   for (let i = 0; i < repeat; i++) {
-    controllerRuns.push(await controllerRun(bundle, n));
+    controllerRuns.push(await controllerRun(bundle, n, { restart: i === 0 }));
     floorRuns.push(await floorRun(n));
   }
+  // The Events lane: the same convergence with the server refusing every Event at once.
+  const noEvents = await controllerRun(bundle, n, { refuseEvents: true });
+  const restart = controllerRuns[0]?.restart;
   const controller = controllerRuns.reduce((best, r) => (span(r.writes) < span(best.writes) ? r : best));
   const floor = floorRuns.reduce((best, r) => (span(r.writes) < span(best.writes) ? r : best));
   const controllerMs = span(controller.writes);
@@ -152,13 +213,21 @@ for (const n of sizes) {
     controllerRssMiB: controller.rss,
     controllerRssMiBAfter10sIdle: controller.rssSettled,
     controllerCpuMsIncludingStartup: controller.cpuMs,
+    reconcileSpanMsWithEvents: controllerMs,
+    reconcileSpanMsEventsRefused: span(noEvents.writes),
+    eventsBeforeLastReconcileWrite: controller.eventsBeforeLastWrite,
+    restartMs: restart?.restartMs,
+    restartListMs: restart?.listMs,
+    restartClientListMs: restart?.clientListMs,
+    restartRatio: restart ? Number((restart.restartMs / restart.listMs).toFixed(2)) : undefined,
+    restartWrites: restart?.writes,
     ...(process.env['BENCH_DEBUG'] ? { requests: controller.debug } : {}),
   };
   results.push(result);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
-process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  controller RSS (at convergence / 10 s later)\n');
+process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  controller RSS (at convergence / 10 s later)  span with Events / refused  restart ms / LIST ms (writes)\n');
 for (const r of results) {
-  process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${r['controllerRssMiB']} / ${r['controllerRssMiBAfter10sIdle']} MiB\n`);
+  process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${`${r['controllerRssMiB']} / ${r['controllerRssMiBAfter10sIdle']} MiB`.padEnd(44)} ${`${r['reconcileSpanMsWithEvents']} / ${r['reconcileSpanMsEventsRefused']} ms`.padEnd(27)} ${r['restartMs']} / ${r['restartListMs']} = ${r['restartRatio']}× (${r['restartWrites']})\n`);
 }
 process.exit(0);

@@ -50,10 +50,10 @@ import { cronJobDrift, mergeDesiredIntoObserved } from '../pure/cronjob-diff.ts'
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../pure/image-policy.ts';
 import { DEFAULT_IMAGE } from '../pure/image.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../pure/status.ts';
-import { ApiStatusError, isConflict, writeErrorDisposition } from '../kube/api-status-error.ts';
+import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
-import type { ReconcileResult } from '../runtime/reconciler.ts';
+import { TerminalError, type ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import { childRefOf, getLiveChild, lookUpChild } from './child-lookup.ts';
 import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
@@ -297,6 +297,14 @@ export class BackupScheduleReconciler {
       await this.#writes.updateScheduleStatus({ ...schedule, status });
     } catch (err) {
       if (isConflict(err)) return { move: 'updateStatus', result: { requeue: true } };
+      // Without CRD validation ratcheting (before Kubernetes 1.30, or with the gate off) a status write
+      // is validated with the whole object: a schedule stored invalid (a tightened schema, a restore)
+      // can never get its status. Say so in a Warning Event (the API's message names the field) and
+      // wait for the schedule to change instead of retrying forever.
+      if (isInvalid(err)) {
+        this.#events?.event(schedule, 'Warning', 'StatusRejected', (err as Error).message);
+        throw new TerminalError(`status write rejected: ${(err as Error).message}`, { cause: err });
+      }
       throw err;
     }
     const ready = status.conditions?.find((c) => c.type === READY);

@@ -37,6 +37,9 @@ import { HeapCompactor } from './heap-compactor.ts';
 import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';
 
+/** Timeout of each Lease request: half the elector's default renew deadline (10 s). */
+const LEASE_REQUEST_TIMEOUT_MS = 5_000;
+
 /** The controller's name: metrics label, queue name, log field. */
 export const CONTROLLER_NAME = 'backupschedule';
 
@@ -192,7 +195,11 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   const leaseNamespace = options.leaseNamespace ?? (env.inCluster ? config.namespace : 'backupschedule-system');
   if (options.leaderElect) {
     // The lock's own client must not pass the gate: the release is written with the gate closed.
-    const leaseClient = new KubeClient({ config, userAgent, onRequest: metrics.restClientObserver });
+    // Its requests time out at half the renew deadline (10 s): against an API server that accepts
+    // connections but never answers, a renewal fails and is retried with a fresh GET before the
+    // deadline, and the failing GET makes /readyz say so within seconds instead of after the
+    // client's 30 s (kube-controller-manager bounds its leader-election client by the renew deadline too).
+    const leaseClient = new KubeClient({ config, userAgent, onRequest: metrics.restClientObserver, timeoutMs: LEASE_REQUEST_TIMEOUT_MS });
     const leases = new ResourceClient<LeaseObject & KubeObject>(leaseClient, LEASES);
     elector = new LeaderElector({
       lock: createLeaseLock({

@@ -20,7 +20,8 @@
  */
 import { realClock, type Clock, type TimerHandle } from './clock.ts';
 import { jitter } from './jitter.ts';
-import { formatMicroTime, type LeaderElectionRecord, type LeaseLock } from './lease-lock.ts';
+import { ApiStatusError } from '../kube/api-status-error.ts';
+import { formatMicroTime, LeaseNotFoundError, type LeaderElectionRecord, type LeaseLock } from './lease-lock.ts';
 import { resolveTiming, type LeaderElectorOptions } from './leader-elector-options.ts';
 import { WriteGateClosedError, type WriteGate } from './write-gate.ts';
 
@@ -96,7 +97,7 @@ export class LeaderElector {
     return this.#state.kind === 'leading';
   }
 
-  /** Why the last attempt could not even read the Lease (missing, forbidden, unreachable), if it could not. */
+  /** Why the last attempt could not read the Lease (missing, forbidden, unreachable) or got no answer to its renewal, if so. */
   leaseProblem(): string | undefined {
     return this.#leaseProblem;
   }
@@ -189,6 +190,9 @@ export class LeaderElector {
         this.#observe(record, resourceVersion);
         return { ok: true, sentAt };
       } catch (err) {
+        // A renewal that got no answer at all (timed out, connection refused) tells as much as a failed
+        // read: say so now, not only after the GET that follows has timed out as well.
+        if (!(err instanceof ApiStatusError) && !(err instanceof LeaseNotFoundError)) this.#leaseProblem = `cannot renew Lease ${this.#lock.describe()}: ${(err as Error).message}`;
         this.#logger.warn({ err, lease: this.#lock.describe() }, 'failed to renew lease optimistically; reading it again');
       }
       if (!this.#campaigning()) return { ok: false };

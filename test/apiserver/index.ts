@@ -2,7 +2,7 @@
  * A loopback Kubernetes API server for tests: start it in-process with {@link startTestApiServer},
  * point `@kubernetes/client-node` or `kubectl` at its kubeconfig.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
@@ -25,6 +25,8 @@ import { ResourceRegistry } from './resource-registry.ts';
 import { seedCluster } from './seed.ts';
 import type { ServerContext } from './server-context.ts';
 import { Storage } from './storage.ts';
+import { groupResourceKey } from './resource-type.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
 
 export type { RequestLogEntry } from './request-log.ts';
 export { FaultInjector, type FaultRule } from './faults/index.ts';
@@ -67,6 +69,14 @@ export interface TestApiServerOptions {
    * @default {}
    */
   readonly services?: Readonly<Record<string, string>>;
+  /**
+   * CRD validation ratcheting (on by default since Kubernetes 1.30): an update may keep invalid values
+   * it does not change. `false` plays 1.28/1.29, where a status write of an invalid object fails 422.
+   * @default true
+   */
+  readonly validationRatcheting?: boolean;
+  /** Source of uniform numbers in [0, 1) for the fault injector's `fraction` rules (seed it to replay a run). @default Math.random */
+  readonly faultRandom?: () => number;
 }
 
 /** Options of the generated kubeconfig. */
@@ -109,6 +119,11 @@ export interface TestApiServer {
    * conversion webhooks; TLS is still checked against `<name>.<namespace>.svc`, as kube-apiserver does.
    */
   registerService(namespace: string, name: string, port: number, address: string): void;
+  /**
+   * Writes `obj` straight into storage, as `etcdctl put` would: no decoding, defaulting, pruning,
+   * admission or validation (uid, creationTimestamp and generation 1 are set); watchers see it.
+   */
+  storeUnvalidated(group: string, resource: string, obj: KubeObject): KubeObject;
   /** Requests hang until {@link resume}. */
   pause(): void;
   resume(): void;
@@ -121,7 +136,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const clock = realClock;
   const registry = new ResourceRegistry();
   const storage = new Storage(options.watchHistorySize ?? 10_000);
-  const store = new RegistryStore(storage, clock);
+  const store = new RegistryStore(storage, clock, options.validationRatcheting ?? true);
   const auth = new TokenAuthenticator();
   const adminToken = `admin-${randomBytes(24).toString('base64url')}`;
   auth.addStaticToken(adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
@@ -144,7 +159,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     versionInfo: versionInfo(options.kubernetesVersion),
   };
 
-  const faults = new FaultInjector();
+  const faults = new FaultInjector(options.faultRandom ? { random: options.faultRandom } : {});
   const log = new RequestLog();
   let paused: { promise: Promise<void>; release: () => void } | undefined;
   const controls: PipelineControls = {
@@ -199,6 +214,10 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     userToken: (name, groups = []) => auth.mintUserToken(name, groups),
     faults,
     requestLog: { entries: () => log.entries(), clear: () => log.clear() },
+    storeUnvalidated: (group, resource, obj) => {
+      obj.metadata = { ...obj.metadata, uid: randomUUID(), creationTimestamp: new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'), generation: 1 };
+      return storage.create(groupResourceKey(group, resource), obj);
+    },
     compactHistory: controls.compact,
     closeWatches: controls.closeWatches,
     registerService: (namespace, name, port, address) => void services.set(`${namespace}/${name}:${port}`, address),

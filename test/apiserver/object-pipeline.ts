@@ -3,6 +3,7 @@ import type { KubeObject, StatusCause } from '../../src/kube/object.ts';
 import { applyBuiltinDefaults, pruneBuiltinUnknownFields, quantityDecodeError, validateBuiltin } from './builtins/index.ts';
 import { fail } from './errors.ts';
 import { apiVersionOf, type ResourceType } from './resource-type.ts';
+import { ratchetCauses } from './schema/ratcheting.ts';
 import { defaultCustomResource, pruneCustomResource, validateCustomResource, type JSONSchemaProps } from './schema/index.ts';
 
 /** `fieldValidation` query parameter values. */
@@ -65,15 +66,21 @@ export function decodeBuiltin(type: ResourceType, obj: KubeObject, fieldValidati
   return warnings;
 }
 
-/** Validates the object about to be stored; throws 422 Invalid listing every cause. */
-export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined, subresource?: string): void {
+/**
+ * Validates the object about to be stored; throws 422 Invalid listing every cause. On an update of a
+ * custom resource, schema errors at unchanged fields are ratcheted away unless `ratcheting` is false.
+ */
+export function validateObject(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, extra: KindValidator | undefined, subresource?: string, ratcheting = true): void {
   const name = obj.metadata.name ?? '';
   let causes: StatusCause[];
   if (type.custom) {
     // ValidateObjectMetaAccessor with NameIsDNSSubdomain: the generic branch of the built-in validator.
     causes = validateBuiltin(type.group, type.resource, obj, old);
     const schema = type.custom.schema as JSONSchemaProps | undefined;
-    if (schema) causes.push(...validateCustomResource(schema, obj, old ? { oldObj: old } : undefined));
+    if (schema) {
+      const schemaCauses = validateCustomResource(schema, obj, old ? { oldObj: old } : undefined);
+      causes.push(...(old && ratcheting ? ratchetCauses(schemaCauses, obj, old) : schemaCauses));
+    }
   } else {
     causes = validateBuiltin(type.group, type.resource, obj, old);
   }

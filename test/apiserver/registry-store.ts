@@ -85,10 +85,13 @@ export class RegistryStore {
   readonly #storage: Storage;
   readonly #clock: Clock;
   readonly #hooks = new Map<string, KindHooks>();
+  readonly #ratcheting: boolean;
 
-  constructor(storage: Storage, clock: Clock) {
+  /** `ratcheting`: CRD validation ratcheting on updates (Kubernetes 1.30+; off plays 1.28/1.29). */
+  constructor(storage: Storage, clock: Clock, ratcheting = true) {
     this.#storage = storage;
     this.#clock = clock;
+    this.#ratcheting = ratcheting;
   }
 
   /** Installs hooks for `group/resource`. */
@@ -213,7 +216,7 @@ export class RegistryStore {
       }
     }
     opts.admit?.(next, old);
-    validateObject(type, next, old, hooks?.validate, opts.subresource);
+    validateObject(type, next, old, hooks?.validate, opts.subresource, this.#ratcheting);
     if (unchanged(next, old)) return { object: old, created: false, warnings };
     if (opts.dryRun) return { object: next, created: false, warnings };
     if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0 && !hooks?.blocksRemoval?.(next)) {

@@ -9,6 +9,7 @@ import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../../src/kube/object.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
+import { isTerminalError } from '../../src/runtime/reconciler.ts';
 import { asStored, schedule } from './fixtures.ts';
 
 type WriteName = keyof ReconcilerWrites;
@@ -250,6 +251,19 @@ describe('BackupScheduleReconciler', () => {
     });
     await expect(reconciler.reconcile(KEY)).resolves.toEqual({ requeue: true });
     expect(writes.calls.map((c) => c.name)).toEqual([name]);
+  });
+
+  it('gives up until the schedule changes, with a Warning Event, when its status write is refused 422 (an invalid stored schedule, no ratcheting)', async () => {
+    const s = schedule({ spec: { schedule: 'every night' } });
+    const refusal = 'BackupSchedule.kubelings.dev "nightly-etcd" is invalid: spec.schedule: Invalid value: "every night"';
+    const { writes, events, reconciler } = setup([s], [], {
+      updateScheduleStatus: () => { throw new ApiStatusError(statusErrors.invalid({ group: 'kubelings.dev', kind: 'BackupSchedule' }, 'nightly-etcd', [{ reason: 'FieldValueInvalid', field: 'spec.schedule', message: 'Invalid value: "every night"' }])); },
+    });
+    const outcome = reconciler.reconcile(KEY);
+    await expect(outcome).rejects.toSatisfy(isTerminalError);
+    await expect(outcome).rejects.toThrow(refusal);
+    expect(writes.calls.map((c) => c.name)).toEqual(['updateScheduleStatus']);
+    expect(events.events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'StatusRejected', message: expect.stringContaining('spec.schedule') }));
   });
 
   it('throws (rate-limited retry) on other API errors', async () => {

@@ -353,6 +353,37 @@ describe('LeaderElector', () => {
     await running;
   });
 
+  it('reports the Lease unreachable as soon as a renewal gets no answer, while the read that follows still hangs', async () => {
+    const clock = new FakeClock();
+    let reachable = true;
+    let lease = { metadata: { name: 'op-leader', namespace: 'ops', resourceVersion: '1' }, spec: {} as Record<string, unknown> };
+    const lock = createLeaseLock({
+      namespace: 'ops',
+      name: 'op-leader',
+      client: {
+        // Once the API server stops answering, reads hang (as against a paused server) and writes time out.
+        get: async () => (reachable ? structuredClone(lease) : new Promise<never>(() => {})),
+        update: async (next) => {
+          if (!reachable) throw new Error('PUT /apis/coordination.k8s.io/v1/namespaces/ops/leases/op-leader: timed out after 5000 ms');
+          lease = { ...next, metadata: { ...next.metadata, resourceVersion: String(Number(next.metadata.resourceVersion) + 1) } } as typeof lease;
+          return structuredClone(lease);
+        },
+      },
+    });
+    const e = new LeaderElector({ lock, identity: 'a', clock, random: () => 0 });
+    const controller = new AbortController();
+    const running = e.run(controller.signal);
+    await advance(clock, 100);
+    expect(e.isLeader()).toBe(true);
+    expect(e.leaseProblem()).toBeUndefined();
+    reachable = false;
+    await advance(clock, 2_100);
+    expect(e.leaseProblem()).toMatch(/^cannot renew Lease ops\/op-leader: .*timed out after 5000 ms/);
+    controller.abort();
+    reachable = true;
+    await running;
+  });
+
   it('release() during an abort waits for the same release write to finish', async () => {
     const clock = new FakeClock();
     const { server, newLock } = setup(clock);

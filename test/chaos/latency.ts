@@ -1,0 +1,90 @@
+/**
+ * Change → write latency from the request log: for each user change of a BackupSchedule, the time
+ * until the controller's next write to its child. Fed in batches (the log is drained as it goes), so
+ * a soak of any length fits in bounded memory.
+ */
+import { childNameFor } from '../../src/pure/names.ts';
+import type { RequestLogEntry } from '../apiserver/index.ts';
+
+/** Matches user changes to the controller's child writes. */
+export class ChangeLatency {
+  readonly #changer: string;
+  readonly #writer: string;
+  /** child name → arrival time of the earliest change not yet answered by a child write. */
+  readonly #pending = new Map<string, number>();
+  readonly #latencies: number[] = [];
+
+  constructor(changer: string, writer: string) {
+    this.#changer = changer;
+    this.#writer = writer;
+  }
+
+  /** Feeds entries in arrival order. */
+  add(entries: readonly RequestLogEntry[]): void {
+    for (const e of entries) {
+      const at = Date.parse(e.time);
+      if (e.user === this.#changer && e.resource === 'backupschedules' && (e.verb === 'patch' || e.verb === 'update') && !e.subresource && e.code < 300) {
+        const child = childNameFor(e.name ?? '');
+        if (!this.#pending.has(child)) this.#pending.set(child, at);
+      } else if (e.user === this.#writer && e.resource === 'cronjobs' && (e.verb === 'patch' || e.verb === 'update') && e.code < 300) {
+        const since = this.#pending.get(e.name ?? '');
+        if (since === undefined) continue;
+        this.#pending.delete(e.name ?? '');
+        this.#latencies.push(at - since);
+      }
+    }
+  }
+
+  /** Changes not answered yet. */
+  get pending(): number {
+    return this.#pending.size;
+  }
+
+  /** Number of answered changes. */
+  get count(): number {
+    return this.#latencies.length;
+  }
+
+  /** The `q` quantile (0..1) in ms, nearest rank. */
+  quantile(q: number): number {
+    if (this.#latencies.length === 0) return Number.NaN;
+    const sorted = [...this.#latencies].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+  }
+}
+
+/** Least-squares slope of `samples` (x in minutes, y in MiB): MiB per minute. */
+export function slope(samples: readonly { minutes: number; mib: number }[]): number {
+  const n = samples.length;
+  if (n < 2) return 0;
+  const mx = samples.reduce((s, p) => s + p.minutes, 0) / n;
+  const my = samples.reduce((s, p) => s + p.mib, 0) / n;
+  const sxy = samples.reduce((s, p) => s + (p.minutes - mx) * (p.mib - my), 0);
+  const sxx = samples.reduce((s, p) => s + (p.minutes - mx) ** 2, 0);
+  return sxx === 0 ? 0 : sxy / sxx;
+}
+
+/** The cumulative bucket counts (le → count) of a Prometheus histogram in a /metrics text. */
+function buckets(metrics: string, name: string, labels: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const l of metrics.split('\n')) {
+    if (!l.startsWith(`${name}_bucket{`) || !l.includes(labels)) continue;
+    const le = l.match(/le="([^"]+)"/)?.[1];
+    if (le !== undefined) out.set(le, Number(l.split(' ').pop()));
+  }
+  return out;
+}
+
+/**
+ * The upper bound (ms) of the histogram bucket holding the `q` quantile of the observations made
+ * between two /metrics texts (`before` may be empty), for `name` with the label text `labels`;
+ * undefined when there were none.
+ */
+export function histogramQuantileMs(before: string, after: string, name: string, labels: string, q: number): number | undefined {
+  const start = buckets(before, name, labels);
+  const delta = [...buckets(after, name, labels)].map(([le, count]) => ({ le, count: count - (start.get(le) ?? 0) }));
+  const total = delta.find((b) => b.le === '+Inf')?.count ?? 0;
+  if (total === 0) return undefined;
+  const hit = delta.find((b) => b.count >= q * total);
+  return hit === undefined || hit.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(hit.le) * 1000;
+}

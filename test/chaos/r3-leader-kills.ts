@@ -1,0 +1,148 @@
+/**
+ * R3, leader kills: three replicas with leader election on dist/'s Lease; K times the leader is
+ * SIGKILLed (no release: its Lease must expire) and restarted at once under a new identity, while
+ * schedules keep changing. Figures: writes by non-leaders (from the request log, by identity; must be
+ * 0), the longest time without a leader against lease duration + retry period, convergence after the
+ * last kill.
+ */
+import { CONTROLLER_SA, sleep, startCluster, waitFor, type ControllerProcess } from '../e2e/harness.ts';
+import { api } from '../e2e/scenarios.ts';
+import { createSchedules, LEADER_FLAGS, leaseHolder, replicaAccount, SCHEDULES, startController, type ReplicaAccount } from './chaos-cluster.ts';
+import { foreignWrites, waitConverged } from './invariants.ts';
+import { nonLeaderWrites, takeoverGaps } from './leadership.ts';
+import { Rng } from './random.ts';
+import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+
+const SIZES = {
+  full: { schedules: 200, kills: 20 },
+  reduced: { schedules: 30, kills: 1 },
+} as const;
+
+/** client-go's defaults, which the controller uses: lease 15 s, retry 2 s, jitter 1.2. */
+const LEASE_S = 15;
+const RETRY_S = 2;
+const JITTER = 1.2;
+/**
+ * The worst takeover: a follower sees the last renewal up to one jittered retry period late, counts
+ * the lease duration from then, and checks again only at its next jittered retry tick.
+ */
+const WORST_GAP_S = LEASE_S + 2 * RETRY_S * (1 + JITTER);
+
+interface Replica {
+  readonly name: string;
+  readonly account: ReplicaAccount;
+  incarnation: number;
+  process: ControllerProcess;
+}
+
+async function run(context: ScenarioContext): Promise<ScenarioResult> {
+  const size = SIZES[context.scale];
+  const rng = new Rng(context.seed);
+  const started = Date.now();
+  const verdict = new Verdict();
+  const namespace = 'leaders';
+  const cluster = await startCluster();
+  const replicas: Replica[] = [];
+  const stopChurn = new AbortController();
+  const start = (r: { name: string; account: ReplicaAccount; incarnation: number }): ControllerProcess =>
+    startController(context.bundle, r.account.kubeconfig, [...LEADER_FLAGS, `--leader-election-id=${r.name}-${r.incarnation}`]);
+  try {
+    for (const name of ['replica-a', 'replica-b', 'replica-c']) {
+      const account = await replicaAccount(cluster, `${CONTROLLER_SA.name}-${name}`);
+      const r = { name, account, incarnation: 0 };
+      replicas.push({ ...r, process: start(r) });
+    }
+    const users = new Set(replicas.map((r) => r.account.user));
+    await api(cluster.admin).createNamespace(namespace);
+    const expected = new Map<string, { schedule: string }>();
+    const names = Array.from({ length: size.schedules }, (_, i) => `lead-${i}`);
+    await createSchedules(cluster, namespace, names);
+    for (const n of names) expected.set(n, { schedule: '0 2 * * *' });
+    const first = await waitConverged(cluster.admin, { namespace, schedules: expected }, 60_000);
+    verdict.expectNone(first.problems, 'not converged before the kills');
+
+    // The users' changes: ~5 a second, edits of existing schedules and a few new ones.
+    const churnRng = rng.fork(1);
+    const k = api(cluster.admin);
+    let changes = 0;
+    const churn = (async () => {
+      while (!stopChurn.signal.aborted) {
+        await sleep(200);
+        if (churnRng.chance(0.1)) {
+          const name = `lead-${expected.size}`;
+          await createSchedules(cluster, namespace, [name], 1);
+          expected.set(name, { schedule: '0 2 * * *' });
+        } else {
+          const name = churnRng.pick([...expected.keys()]);
+          const schedule = churnRng.pick(SCHEDULES.filter((s) => s !== expected.get(name)?.schedule));
+          await k.schedules.patch({ namespace, name }, { spec: { schedule } }, { type: 'merge' });
+          expected.set(name, { schedule });
+        }
+        changes++;
+      }
+    })();
+
+    const killRng = rng.fork(2);
+    const killTimes: number[] = [];
+    for (let i = 0; i < size.kills; i++) {
+      const holder = await waitFor('a leader', async () => {
+        const h = await leaseHolder(cluster);
+        return h && replicas.some((r) => `${r.name}-${r.incarnation}` === h) ? h : undefined;
+      }, 60_000, 100).catch(async () => undefined);
+      if (holder === undefined) {
+        const states = replicas.map((r) => `${r.name}-${r.incarnation} ${r.process.child.exitCode === null ? 'running' : `exited ${r.process.child.exitCode}`}: ${r.process.lines.slice(-2).join(' ')}`);
+        verdict.expect(false, `no live replica held the Lease for 60 s before kill ${i + 1} (holder ${await leaseHolder(cluster).catch(() => '?')}): ${states.join(' | ')}`);
+        break;
+      }
+      await sleep(killRng.int(1_000, 4_000));
+      const victim = replicas.find((r) => `${r.name}-${r.incarnation}` === holder) as Replica;
+      victim.process.child.kill('SIGKILL');
+      killTimes.push(Date.now());
+      await victim.process.exited();
+      victim.incarnation++;
+      victim.process = start(victim);
+      await waitFor(`a new leader after kill ${i + 1}`, async () => {
+        const h = await leaseHolder(cluster);
+        return h !== undefined && h !== holder;
+      }, 60_000, 100).catch(() => undefined);
+      context.log(`R3: kill ${i + 1}/${size.kills} of ${holder}; ${changes} changes so far`);
+    }
+    stopChurn.abort();
+    await churn;
+    const lastKill = killTimes[killTimes.length - 1] ?? Date.now();
+    const converged = await waitConverged(cluster.admin, { namespace, schedules: expected }, 90_000);
+    verdict.expectNone(converged.problems, 'not converged after the last kill');
+    // Polled every 500 ms: the figure is at most that late.
+    const convergedAfterS = (Date.now() - lastKill) / 1000;
+
+    const entries = cluster.server.requestLog.entries();
+    const rogue = nonLeaderWrites(entries, users);
+    verdict.expect(rogue.length === 0, `${rogue.length} writes by non-leaders: ${rogue.slice(0, 3).map((w) => `${w.user} ${w.verb} ${w.resource} ${w.name} at ${w.time}`).join('; ')}`);
+    const gaps = takeoverGaps(entries, users, killTimes);
+    const missing = gaps.filter((g) => g === undefined).length;
+    verdict.expect(missing === 0, `${missing} kills with no takeover`);
+    const longest = Math.max(...gaps.map((g) => g ?? 0)) / 1000;
+    verdict.expect(longest <= WORST_GAP_S, `longest time without a leader ${longest.toFixed(1)} s > ${WORST_GAP_S} s`);
+    verdict.expectNone(foreignWrites(entries, users, namespace), 'wrote to other objects');
+    const exited = replicas.filter((r) => r.process.child.exitCode !== null || r.process.child.signalCode !== null);
+    verdict.expect(exited.length === 0, `replicas exited: ${exited.map((r) => r.name).join(', ')}`);
+    const mean = gaps.reduce<number>((s, g) => s + (g ?? 0), 0) / Math.max(gaps.length, 1) / 1000;
+    return finishRow(context, started, verdict, {
+      id: 'R3',
+      done: `3 replicas, leader SIGKILLed ×${size.kills} (Lease left to expire), restarted at once; ${fmt(changes)} schedule changes meanwhile (${fmt(expected.size)} schedules)`,
+      invariants: ['0 writes by non-leaders', `no leader ≤ ${WORST_GAP_S} s`, 'converged after the last kill', 'no foreign writes', 'no replica exited by itself'],
+      writes: `${fmt(entries.filter((e) => users.has(e.user) && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases' && e.resource !== 'events').length)} (non-leader: ${rogue.length})`,
+      figures: {
+        'longest without a leader': `${longest.toFixed(1)} s (mean ${mean.toFixed(1)} s; lease + retry = ${LEASE_S + RETRY_S} s)`,
+        'last kill → converged': `${convergedAfterS.toFixed(1)} s`,
+      },
+    });
+  } finally {
+    stopChurn.abort();
+    await Promise.all(replicas.map((r) => r.process.stop()));
+    await cluster.stop();
+  }
+}
+
+/** R3: leader kills. */
+export const leaderKills: Scenario = { id: 'R3', title: 'leader kills', run };
