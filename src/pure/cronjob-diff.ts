@@ -12,25 +12,11 @@
  * Metadata is compared only where we own it: our labels and annotations (other keys are kept), and our
  * controller ownerReference.
  */
+import { compareQuantities, isQuantity, parseQuantity } from '../api/quantity.ts';
 import type { KubeObject, OwnerReference } from '../kube/object.ts';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const QUANTITY = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/;
-const QUANTITY_FACTOR: Record<string, number> = {
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
-  n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-};
-
-/** The numeric value of a `resource.Quantity` string, or undefined when it is not one. */
-export function parseQuantity(text: string): number | undefined {
-  const match = QUANTITY.exec(text.trim());
-  if (!match) return undefined;
-  const base = Number(match[1]);
-  if (match[2]) return base * 10 ** Number(match[2].slice(1));
-  return base * (match[3] ? (QUANTITY_FACTOR[match[3]] ?? 1) : 1);
 }
 
 /**
@@ -40,9 +26,11 @@ export function parseQuantity(text: string): number | undefined {
 function scalarEqual(desired: unknown, observed: unknown, path: readonly string[]): boolean {
   if (desired === observed) return true;
   if (path.includes('resources') && (typeof desired === 'string' || typeof desired === 'number')) {
-    const a = typeof desired === 'number' ? desired : parseQuantity(desired);
-    const b = typeof observed === 'number' ? observed : typeof observed === 'string' ? parseQuantity(observed) : undefined;
-    return a !== undefined && b !== undefined && Math.abs(a - b) <= Math.abs(a) * 1e-9;
+    // The API's exact Quantity arithmetic (src/api/quantity.ts), not floats: 2^53 + 1 is not 2^53.
+    if (typeof observed !== 'string' && typeof observed !== 'number') return false;
+    const a = parseQuantity(String(desired));
+    const b = parseQuantity(String(observed));
+    return isQuantity(a) && isQuantity(b) && compareQuantities(a, b) === 0;
   }
   return false;
 }

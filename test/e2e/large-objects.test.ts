@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseQuantity } from '../../src/pure/cronjob-diff.ts';
+import { isQuantity, parseQuantity } from '../../src/api/quantity.ts';
 import { buildBundle, ControllerProcess, distDocuments, startCluster, waitFor, type Cluster } from './harness.ts';
 import { api, controllerWrites, readyOf, scheduleManifest } from './scenarios.ts';
 
@@ -20,9 +20,9 @@ const ANNOTATION_BYTES = 250 * 1024;
 function memoryLimitBytes(): number {
   const deployment = distDocuments().find((d) => d.kind === 'Deployment') as { spec: { template: { spec: { containers: { resources?: { limits?: { memory?: string } } }[] } } } } | undefined;
   const limit = deployment?.spec.template.spec.containers[0]?.resources?.limits?.memory;
-  const bytes = limit === undefined ? undefined : parseQuantity(limit);
-  if (bytes === undefined) throw new Error('dist/ Deployment has no memory limit on its first container');
-  return bytes;
+  const quantity = limit === undefined ? undefined : parseQuantity(limit);
+  if (quantity === undefined || !isQuantity(quantity)) throw new Error('dist/ Deployment has no memory limit on its first container');
+  return Number(quantity.mantissa) * 10 ** quantity.exponent;
 }
 
 /** The peak resident set size of a process so far, in bytes (`VmHWM`). */

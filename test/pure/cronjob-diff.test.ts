@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordedCronJobRequest, recordedDefaultedCronJob } from '../fixtures/k8s-reference.ts';
-import { cronJobDrift, mergeDesiredIntoObserved, parseQuantity } from '../../src/pure/cronjob-diff.ts';
+import { cronJobDrift, mergeDesiredIntoObserved } from '../../src/pure/cronjob-diff.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { buildCronJob } from '../../src/pure/index.ts';
 import { asStored, schedule } from '../controller/fixtures.ts';
@@ -71,11 +71,22 @@ describe('cronJobDrift', () => {
   });
 });
 
-describe('parseQuantity', () => {
+describe('quantities in the drift check', () => {
+  const withCpu = (cpu: string): KubeObject & { spec: any } => {
+    const o = requested() as KubeObject & { spec: any };
+    o.spec.jobTemplate.spec.template.spec.containers[0].resources = { requests: { cpu } };
+    return o;
+  };
   it.each([
-    ['1', 1], ['1000m', 1], ['1Gi', 2 ** 30], ['1024Mi', 2 ** 30], ['1.5k', 1500], ['1e3', 1000], ['100Ki', 102400],
-  ])('reads %s as %d', (text, value) => expect(parseQuantity(text)).toBeCloseTo(value));
-  it('rejects text that is not a quantity', () => expect(parseQuantity('lots')).toBeUndefined());
+    ['1000m', '1'], ['1024Mi', '1Gi'], ['1.5k', '1500'], ['1e3', '1k'], ['100Ki', '102400'],
+  ])('takes %s and %s as the same value', (desired, stored) => {
+    expect(cronJobDrift(withCpu(stored), withCpu(desired))).toEqual([]);
+  });
+  it.each([
+    ['9007199254740993', '9007199254740992'], ['1001m', '1'], ['lots', 'lots '],
+  ])('takes %s and %s as different (exactly, as the API compares them)', (desired, stored) => {
+    expect(cronJobDrift(withCpu(stored), withCpu(desired))).toEqual(['spec.jobTemplate.spec.template.spec.containers[0].resources.requests.cpu']);
+  });
 });
 
 describe('mergeDesiredIntoObserved', () => {
