@@ -85,12 +85,17 @@ function expandAlternatives(pattern: string): string[] {
 }
 
 /** The tag `parsers.ParseImageName` finds: `latest` when the image has neither tag nor digest. */
-export function imageTag(image: string): string {
+function imageTag(image: string): string {
   const at = image.indexOf('@');
   const name = at >= 0 ? image.slice(0, at) : image;
   const colon = name.lastIndexOf(':');
   const tag = colon > name.lastIndexOf('/') ? name.slice(colon + 1) : '';
   return tag === '' && at < 0 ? 'latest' : tag;
+}
+
+/** The `imagePullPolicy` the API server gives a container of `image` (`SetDefaults_Container`). */
+export function defaultPullPolicy(image: unknown): 'Always' | 'IfNotPresent' {
+  return imageTag(typeof image === 'string' ? image : '') === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
 /**
@@ -102,8 +107,7 @@ export function isServerDefault(path: readonly string[], value: unknown, parent:
   const generic = path.map((part) => (/^\d+$/.test(part) ? '[]' : part)).join('.').replace(/\.\[\]/g, '[]');
   if (generic.endsWith('.imagePullPolicy') && SERVER_DEFAULTS.has(generic.replace(/imagePullPolicy$/, 'terminationMessagePath'))) {
     // Always is also what the AlwaysPullImages admission plugin sets: never worse than the default.
-    const image = typeof parent['image'] === 'string' ? parent['image'] : '';
-    return value === 'Always' || (value === 'IfNotPresent' && imageTag(image) !== 'latest');
+    return value === 'Always' || value === defaultPullPolicy(parent['image']);
   }
   if (SERVER_DEFAULTS.has(generic)) return JSON.stringify(SERVER_DEFAULTS.get(generic)) === JSON.stringify(value);
   // An object the desired CronJob lacks is a default when all it holds is (a template's `metadata`).

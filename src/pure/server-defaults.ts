@@ -4,7 +4,7 @@
  * reader sees `dnsPolicy: ClusterFirst` in the output and knows it was not asked for.
  */
 import type { CronJob } from './cron-job.ts';
-import { imageTag, SERVER_DEFAULTS } from './cronjob-diff.ts';
+import { defaultPullPolicy, SERVER_DEFAULTS } from './cronjob-diff.ts';
 
 /** One field the API server adds: its path in the object and the value it sets. */
 export interface ServerDefault {
@@ -45,10 +45,7 @@ export function serverDefaultsOf(cronJob: CronJob): ServerDefault[] {
       if (parent[key] !== undefined) continue;
       out.push({ path, value });
       if (key === 'terminationMessagePath') {
-        const image = typeof parent['image'] === 'string' ? parent['image'] : '';
-        if (parent['imagePullPolicy'] === undefined) {
-          out.push({ path: [...path.slice(0, -1), 'imagePullPolicy'], value: imageTag(image) === 'latest' ? 'Always' : 'IfNotPresent' });
-        }
+        if (parent['imagePullPolicy'] === undefined) out.push({ path: [...path.slice(0, -1), 'imagePullPolicy'], value: defaultPullPolicy(parent['image']) });
       }
     }
   }
