@@ -1,6 +1,6 @@
 /** API group of the BackupSchedule resource. */
 export const API_GROUP = 'kubelings.dev';
-/** The one served and stored version. */
+/** The first version, still served (converted by the webhook); no longer the stored one. */
 export const API_VERSION = 'v1alpha1';
 /** `apiVersion` field value of a BackupSchedule. */
 export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
@@ -16,7 +16,7 @@ export const SHORT_NAMES: readonly string[] = ['bks'];
 export const CATEGORIES: readonly string[] = ['backup'];
 /** Name of the CustomResourceDefinition (`<plural>.<group>`). */
 export const CRD_NAME = `${PLURAL}.${API_GROUP}`;
-/** The next version, served beside v1alpha1 (not yet in the CRD of dist/): GFS retention, a discriminated source. */
+/** The storage version, served beside v1alpha1: GFS retention, a discriminated source. */
 export const API_VERSION_V1 = 'v1';
 /** `apiVersion` field value of a v1 BackupSchedule. */
 export const GROUP_VERSION_V1 = `${API_GROUP}/${API_VERSION_V1}`;

@@ -2,6 +2,8 @@
 export type * from '../../imports/backupschedule.ts';
 /** The `kubelings.dev/v1` types (generated from src/api/schema-v1.ts), as a namespace: `v1.BackupSchedule`. */
 export type * as v1 from '../../imports/backupschedule-v1.ts';
+/** A BackupSchedule in either served version (`kubelings.dev/v1alpha1` or `kubelings.dev/v1`), told apart by `apiVersion`. */
+export type AnyBackupSchedule = import('../../imports/backupschedule.ts').BackupSchedule | import('../../imports/backupschedule-v1.ts').BackupSchedule;
 export {
   API_GROUP,
   API_VERSION,
@@ -20,4 +22,4 @@ export { backupScheduleV1Schema, RETENTION_RULES, SOURCE_TYPES } from './schema-
 export { toCrdOpenApiSchema } from './crd-schema.ts';
 export { SPEC_DEFAULTS } from './defaults.ts';
 export { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
-export { validateBackupSchedule, validateBackupScheduleV1, type FieldError } from './validate.ts';
+export { isV1, validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1, type FieldError } from './validate.ts';

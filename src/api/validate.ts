@@ -2,6 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { validateSchema as validateV1Schema } from '../../imports/backupschedule-v1-validator.js';
 import { validateSchema } from '../../imports/backupschedule-validator.js';
 import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
+import type { AnyBackupSchedule, v1 } from './index.ts';
 import { GROUP_VERSION, GROUP_VERSION_V1, KIND } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
 import { quantityProblem, resourcesErrors } from './resources.ts';
@@ -103,6 +104,24 @@ const V1: VersionRules = { validateSchema: validateV1Schema, celRules: CEL_RULES
  */
 export function validateBackupScheduleV1(obj: unknown): FieldError[] {
   return validateVersion(obj, V1);
+}
+
+/** Whether a BackupSchedule is written in `kubelings.dev/v1` (otherwise it is read as v1alpha1, the first version). */
+export function isV1(schedule: AnyBackupSchedule): schedule is v1.BackupSchedule {
+  return schedule.apiVersion === GROUP_VERSION_V1;
+}
+
+/**
+ * Validates a BackupSchedule in the served version its `apiVersion` names: {@link validateBackupScheduleV1}
+ * for `kubelings.dev/v1`, {@link validateBackupSchedule} otherwise (so v1alpha1 YAML, and YAML without an
+ * apiVersion, is checked as before). Any other apiVersion is reported with both served versions.
+ */
+export function validateAnyVersion(obj: unknown): FieldError[] {
+  const apiVersion = obj !== null && typeof obj === 'object' ? (obj as Record<string, unknown>)['apiVersion'] : undefined;
+  if (apiVersion === GROUP_VERSION_V1) return validateVersion(obj, V1);
+  return validateVersion(obj, V1ALPHA1).map((e) =>
+    e.field === 'apiVersion' ? fieldError('apiVersion', `must be one of "${GROUP_VERSION}", "${GROUP_VERSION_V1}", got ${JSON.stringify(apiVersion)}`) : e,
+  );
 }
 
 function validateVersion(obj: unknown, version: VersionRules): FieldError[] {

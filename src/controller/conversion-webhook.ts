@@ -7,11 +7,10 @@
  * `Failure` result, which the API server reports to its client with the message.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { handleConversionReview } from '../conversion/index.ts';
+import { CONVERSION_WEBHOOK_PATH, handleConversionReview } from '../conversion/index.ts';
 import { readRequestBody, RequestBodyTooLargeError, type Handler } from '../runtime/http-server.ts';
 
-/** The webhook's path (the CRD's `conversion.webhook.clientConfig.service.path`). */
-export const CONVERSION_WEBHOOK_PATH = '/convert';
+export { CONVERSION_WEBHOOK_PATH };
 
 /**
  * Largest request accepted. kube-apiserver converts a whole LIST in one review (webhook_converter.go),

@@ -11,6 +11,9 @@
  */
 import { ConversionError, convertBackupSchedule, CONVERTIBLE_VERSIONS } from './backupschedule-conversion.ts';
 
+/** The webhook's path: the CRD's `conversion.webhook.clientConfig.service.path` (src/manifests/crd.ts), served by src/controller. */
+export const CONVERSION_WEBHOOK_PATH = '/convert';
+
 /** The review versions this webhook answers (the CRD's `conversionReviewVersions`); the answer uses the request's. */
 export const CONVERSION_REVIEW_VERSIONS: readonly string[] = ['v1', 'v1beta1'];
 

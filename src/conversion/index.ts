@@ -10,6 +10,7 @@ export {
 } from './backupschedule-conversion.ts';
 export {
   CONVERSION_REVIEW_VERSIONS,
+  CONVERSION_WEBHOOK_PATH,
   handleConversionReview,
   type ConversionRequest,
   type ConversionResponse,

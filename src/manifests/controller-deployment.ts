@@ -68,6 +68,9 @@ export interface ControllerDeploymentProps {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
+/** Pod label of the controller replicas that serve the conversion webhook (the webhook Service selects it). */
+export const SERVES_CONVERSION_LABEL = 'kubelings.dev/serves-conversion';
+
 /** The controller's command-line flags (issue 5), in a fixed order. */
 export function controllerArgs(props: ControllerDeploymentProps): string[] {
   return [
@@ -101,8 +104,14 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
 export class ControllerDeployment extends Construct {
   /** The Deployment API object. */
   public readonly deployment: ApiObject;
-  /** The Pods' labels its selector matches (a Service in front of them selects the same). */
+  /** The Pods' labels its selector matches. */
   public readonly selector: Readonly<Record<string, string>>;
+  /**
+   * The labels of the Pods that serve the conversion webhook: the selector plus
+   * {@link SERVES_CONVERSION_LABEL}, which a release without the webhook lacks, so that during a rolling
+   * upgrade the webhook's Service never routes a conversion to an old replica that does not listen.
+   */
+  public readonly webhookSelector: Readonly<Record<string, string>>;
 
   public constructor(scope: Construct, id: string, props: ControllerDeploymentProps) {
     super(scope, id);
@@ -113,7 +122,11 @@ export class ControllerDeployment extends Construct {
     }
     const selector = { 'app.kubernetes.io/name': 'backupschedule-operator', 'app.kubernetes.io/instance': props.name };
     this.selector = selector;
+    const serving: Record<string, string> = props.conversionWebhook ? { [SERVES_CONVERSION_LABEL]: 'true' } : {};
+    this.webhookSelector = { ...selector, ...serving };
     const labels = { ...(props.labels ?? {}), ...selector, 'app.kubernetes.io/component': 'controller' };
+    // Pods only: the Deployment's selector is immutable and must match old Pods too.
+    const podLabels = { ...labels, ...serving };
     const probe = (path: string, periodSeconds: number): IProbe => ({
       httpGet: { path, port: 'health' },
       periodSeconds,
@@ -130,7 +143,7 @@ export class ControllerDeployment extends Construct {
         selector: { matchLabels: selector },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 1 } },
         template: {
-          metadata: { labels },
+          metadata: { labels: podLabels },
           spec: {
             serviceAccountName: props.serviceAccountName,
             // The controller calls the API server with its ServiceAccount token (cdk8s-plus defaults to false).

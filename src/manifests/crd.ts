@@ -3,14 +3,23 @@ import type { ApiObject } from 'cdk8s';
 import type { ICustomResourceColumnDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceColumnDefinition';
 import type { ICustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import type { IJSONSchemaProps } from 'kubernetes-models/apiextensions.k8s.io/v1/JSONSchemaProps';
-import { API_GROUP, API_VERSION, CATEGORIES, CRD_NAME, KIND, PLURAL, SHORT_NAMES, SINGULAR } from '../api/constants.ts';
+import { API_GROUP, API_VERSION, API_VERSION_V1, CATEGORIES, CRD_NAME, KIND, PLURAL, SHORT_NAMES, SINGULAR } from '../api/constants.ts';
 import { toCrdOpenApiSchema } from '../api/crd-schema.ts';
-import { backupScheduleSchema } from '../api/schema.ts';
+import { backupScheduleSchema, type SchemaNode } from '../api/schema.ts';
+import { backupScheduleV1Schema } from '../api/schema-v1.ts';
+import { CONVERSION_WEBHOOK_PATH } from '../conversion/conversion-review.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
 /** Props of BackupScheduleCrd. */
 export interface BackupScheduleCrdProps {
+  /** The conversion webhook's Service, which every controller replica serves (src/manifests/conversion-webhook.ts). */
+  readonly webhookService: { readonly namespace: string; readonly name: string };
+  /**
+   * Annotations on the CRD object besides its sync wave (cert-manager's `inject-ca-from`).
+   * @default {}
+   */
+  readonly annotations?: Readonly<Record<string, string>>;
   /**
    * Labels on the CRD object.
    * @default {}
@@ -34,35 +43,45 @@ export const PRINTER_COLUMNS: readonly ICustomResourceColumnDefinition[] = [
 ];
 
 /**
- * The `backupschedules.kubelings.dev` CustomResourceDefinition: namespaced, one version `v1alpha1`
- * (served, stored), the status subresource, printer columns, short name `bks`, category `backup`, and
- * the openAPIV3Schema derived from src/api/schema.ts (descriptions, defaults, bounds, patterns, CEL).
+ * The `backupschedules.kubelings.dev` CustomResourceDefinition: namespaced, versions `v1alpha1` (served)
+ * and `v1` (served, stored), converted by the controller's webhook behind `webhookService` (port 443,
+ * {@link CONVERSION_WEBHOOK_PATH}, ConversionReview v1), the status subresource, printer columns, short name
+ * `bks`, category `backup`, and each version's openAPIV3Schema derived from src/api (descriptions,
+ * defaults, bounds, patterns, CEL). The webhook's `caBundle` is left out: the controller injects it
+ * (or cert-manager's cainjector), so a GitOps tool applying this file never owns, nor resets, it.
  */
 export class BackupScheduleCrd extends Construct {
   /** The CRD API object. */
   public readonly crd: ApiObject;
 
-  public constructor(scope: Construct, id: string, props: BackupScheduleCrdProps = {}) {
+  public constructor(scope: Construct, id: string, props: BackupScheduleCrdProps) {
     super(scope, id);
+    const version = (name: string, storage: boolean, schema: SchemaNode) => ({
+      name,
+      served: true,
+      storage,
+      subresources: { status: {} },
+      additionalPrinterColumns: [...PRINTER_COLUMNS],
+      // Wire form: the x-kubernetes-* keys go out as they are.
+      schema: { openAPIV3Schema: toCrdOpenApiSchema(schema) as IJSONSchemaProps },
+    });
     this.crd = kubeObject<ICustomResourceDefinition>(this, 'Resource', {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
-      metadata: { name: CRD_NAME, labels: { ...(props.labels ?? {}) }, annotations: syncWave(SyncWave.crd) },
+      metadata: { name: CRD_NAME, labels: { ...(props.labels ?? {}) }, annotations: { ...syncWave(SyncWave.crd), ...(props.annotations ?? {}) } },
       spec: {
         group: API_GROUP,
         scope: 'Namespaced',
         names: { kind: KIND, listKind: `${KIND}List`, plural: PLURAL, singular: SINGULAR, shortNames: [...SHORT_NAMES], categories: [...CATEGORIES] },
-        versions: [
-          {
-            name: API_VERSION,
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            additionalPrinterColumns: [...PRINTER_COLUMNS],
-            // Wire form: the x-kubernetes-* keys go out as they are.
-            schema: { openAPIV3Schema: toCrdOpenApiSchema(backupScheduleSchema) as IJSONSchemaProps },
+        // v1alpha1 first: the order kubectl and discovery list versions in (by kube-aware priority anyway).
+        versions: [version(API_VERSION, false, backupScheduleSchema), version(API_VERSION_V1, true, backupScheduleV1Schema)],
+        conversion: {
+          strategy: 'Webhook',
+          webhook: {
+            clientConfig: { service: { namespace: props.webhookService.namespace, name: props.webhookService.name, path: CONVERSION_WEBHOOK_PATH, port: 443 } },
+            conversionReviewVersions: ['v1'],
           },
-        ],
+        },
       },
     });
   }

@@ -4,7 +4,7 @@ export { OperatorRbac, CLUSTER_RULES, CRD_CA_BUNDLE_RULE, leaseRules, webhookSec
 export { ConversionWebhook, WEBHOOK_PORT, type ConversionWebhookProps } from './conversion-webhook.ts';
 export { UserClusterRoles, VIEWER_RULES, EDITOR_RULES, AGGREGATE_TO_VIEW, AGGREGATE_TO_EDIT, AGGREGATE_TO_ADMIN, type UserClusterRolesProps } from './user-cluster-roles.ts';
 export { LeaderLease, type LeaderLeaseProps } from './leader-lease.ts';
-export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, type ControllerDeploymentProps } from './controller-deployment.ts';
+export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, SERVES_CONVERSION_LABEL, type ControllerDeploymentProps } from './controller-deployment.ts';
 export { ExampleSchedule, nightlyEtcd, type ExampleScheduleProps } from './example-schedule.ts';
 export { OperatorChart, WEBHOOK_SECRET_NAME, WEBHOOK_SERVICE_NAME, type OperatorChartProps } from './operator-chart.ts';
 export { ExampleChart } from './example-chart.ts';

@@ -51,14 +51,6 @@ export interface OperatorChartProps {
    * @default true
    */
   readonly includeExample?: boolean;
-  /**
-   * Serve the conversion webhook from every controller replica: adds its Service, the empty certificate
-   * Secret the controller fills and rotates, the RBAC for that one Secret and that one CRD's caBundle,
-   * and the controller's `--conversion-webhook-*` flags. The CRD is not pointed at the webhook by this
-   * option (it serves one version, so nothing converts yet).
-   * @default false
-   */
-  readonly conversionWebhook?: boolean;
 }
 
 /** Name of the conversion webhook's Service. */
@@ -68,7 +60,8 @@ export const WEBHOOK_SECRET_NAME = `${OPERATOR_NAME}-webhook-tls`;
 
 /**
  * Everything the operator needs in a cluster: Namespace, CRD, RBAC (the controller's, and the viewer and
- * editor ClusterRoles aggregated into `view`/`edit`/`admin`), Lease and controller Deployment.
+ * editor ClusterRoles aggregated into `view`/`edit`/`admin`), Lease, controller Deployment, and the
+ * conversion webhook's Service and certificate Secret.
  * The example BackupSchedule is a separate chart (`ExampleChart`): it cannot be created by the
  * same `kubectl create -f` as its CRD. Names are explicit; nothing carries a cdk8s hash.
  */
@@ -87,9 +80,11 @@ export class OperatorChart extends Chart {
       kind: 'Namespace',
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
-    new BackupScheduleCrd(this, 'Crd', { labels });
-    const webhook = props.conversionWebhook ? { serviceName: WEBHOOK_SERVICE_NAME, secretName: WEBHOOK_SECRET_NAME } : undefined;
-    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, ...(webhook ? { webhookSecretName: webhook.secretName } : {}) });
+    // Every replica serves the conversion webhook (v1 is stored, v1alpha1 converted), with the
+    // certificate the controller keeps in the shipped Secret.
+    const webhook = { serviceName: WEBHOOK_SERVICE_NAME, secretName: WEBHOOK_SECRET_NAME };
+    new BackupScheduleCrd(this, 'Crd', { labels, webhookService: { namespace, name: webhook.serviceName } });
+    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, webhookSecretName: webhook.secretName });
     new UserClusterRoles(this, 'UserRoles', { namePrefix: 'backupschedule', labels });
     new LeaderLease(this, 'LeaderLease', { name: leaseName, namespace, labels });
     const controller = new ControllerDeployment(this, 'Controller', {
@@ -103,8 +98,8 @@ export class OperatorChart extends Chart {
       replicas: props.replicas ?? 2,
       watchedNamespaces: props.watchedNamespaces ?? [],
       labels,
-      ...(webhook ? { conversionWebhook: webhook } : {}),
+      conversionWebhook: webhook,
     });
-    if (webhook) new ConversionWebhook(this, 'ConversionWebhook', { namespace, ...webhook, selector: controller.selector, labels });
+    new ConversionWebhook(this, 'ConversionWebhook', { namespace, ...webhook, selector: controller.webhookSelector, labels });
   }
 }

@@ -2,8 +2,9 @@ import type { ICronJob } from 'kubernetes-models/batch/v1/CronJob';
 import type { IPodSecurityContext } from 'kubernetes-models/v1/PodSecurityContext';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
-import type { BackupSchedule, BackupScheduleSpec, ResourceList } from '../api/index.ts';
-import { SPEC_DEFAULTS, validateBackupSchedule } from '../api/index.ts';
+import type { AnyBackupSchedule, ResourceList, v1 } from '../api/index.ts';
+import { GROUP_VERSION, isV1, RETENTION_RULES, SPEC_DEFAULTS, validateAnyVersion } from '../api/index.ts';
+import { toV1 } from '../conversion/backupschedule-conversion.ts';
 import {
   BACKUP_CONTAINER_NAME,
   BACKUP_SUBCOMMAND,
@@ -52,7 +53,19 @@ function copyResources(resources: { readonly requests?: ResourceList; readonly l
   return copy;
 }
 
-function backupArgs(spec: BackupScheduleSpec): string[] {
+type Spec = v1.BackupScheduleSpec;
+
+/** `keepDaily` → `--keep-daily`: the runner's flag of a retention rule. */
+const retentionFlag = (rule: string): string => `--${rule.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** The runner's `--keep-*` flags, in restic's order; a schedule without retention keeps the last 7. */
+function retentionArgs(retention: Spec['retention']): string[] {
+  const rules = RETENTION_RULES.filter((rule) => retention?.[rule] !== undefined);
+  if (rules.length === 0) return [`--keep-last=${SPEC_DEFAULTS.keepLast}`];
+  return rules.map((rule) => `${retentionFlag(rule)}=${retention?.[rule]}`);
+}
+
+function backupArgs(spec: Spec): string[] {
   const destination = spec.destination.persistentVolumeClaim.path;
   const args = [BACKUP_SUBCOMMAND];
   if (spec.source.etcd !== undefined) {
@@ -63,12 +76,12 @@ function backupArgs(spec: BackupScheduleSpec): string[] {
   }
   args.push(
     `--destination-dir=${destination === undefined ? DESTINATION_MOUNT_PATH : `${DESTINATION_MOUNT_PATH}/${destination}`}`,
-    `--keep-last=${spec.retention?.keepLast ?? SPEC_DEFAULTS.keepLast}`,
+    ...retentionArgs(spec.retention),
   );
   return args;
 }
 
-function volumesAndMounts(spec: BackupScheduleSpec): { volumes: IVolume[]; mounts: IVolumeMount[] } {
+function volumesAndMounts(spec: Spec): { volumes: IVolume[]; mounts: IVolumeMount[] } {
   const volumes: IVolume[] = [
     { name: 'destination', persistentVolumeClaim: { claimName: spec.destination.persistentVolumeClaim.claimName } },
   ];
@@ -92,7 +105,7 @@ function volumesAndMounts(spec: BackupScheduleSpec): { volumes: IVolume[]; mount
  * The Pod's security context: the image's non-root user unless spec.podSecurityContext names the data's
  * owner; the restricted Pod Security Standard's fields are fixed (the schema refuses uid 0).
  */
-function podSecurityContext(spec: BackupScheduleSpec): IPodSecurityContext {
+function podSecurityContext(spec: Spec): IPodSecurityContext {
   const custom = spec.podSecurityContext;
   return {
     runAsNonRoot: true,
@@ -106,20 +119,22 @@ function podSecurityContext(spec: BackupScheduleSpec): IPodSecurityContext {
 }
 
 /**
- * The desired child CronJob of a BackupSchedule. Pure and deterministic: the same input always gives
- * the same object with the same key order (so its YAML/JSON is byte-identical). Only fields the
+ * The desired child CronJob of a BackupSchedule in either served version. Pure and deterministic: the
+ * same input always gives the same object with the same key order (so its YAML/JSON is byte-identical).
+ * A v1alpha1 schedule is built through its lossless v1 form (src/conversion), so both versions of one
+ * object give the same CronJob, the ownerReference's apiVersion aside (the input's own). Only fields the
  * operator owns are set; the API server's defaults (dnsPolicy, terminationMessagePath, …) are left out,
  * so a drift check must compare these fields only.
  *
- * @throws Error naming the field when the BackupSchedule is invalid (validateBackupSchedule) or lacks
+ * @throws Error naming the field when the BackupSchedule is invalid (validateAnyVersion) or lacks
  *   metadata.name/namespace/uid.
  */
-export function buildCronJob(schedule: BackupSchedule, options: BuildOptions = {}): CronJob {
-  const problems = validateBackupSchedule(schedule);
+export function buildCronJob(schedule: AnyBackupSchedule, options: BuildOptions = {}): CronJob {
+  const problems = validateAnyVersion(schedule);
   if (problems.length > 0) {
     throw new Error(`invalid BackupSchedule ${schedule.metadata?.namespace ?? ''}/${schedule.metadata?.name ?? ''}: ${problems.map((p) => p.message).join('; ')}`);
   }
-  const { spec } = schedule;
+  const { spec } = isV1(schedule) ? schedule : toV1({ ...schedule, apiVersion: GROUP_VERSION });
   const name = childName(schedule);
   const namespace = childNamespace(schedule);
   const labels = childLabels(ownerName(schedule));

@@ -13,7 +13,8 @@
  * controller ownerReference.
  */
 import { compareQuantities, isQuantity, parseQuantity } from '../api/quantity.ts';
-import type { KubeObject, OwnerReference } from '../kube/object.ts';
+import type { KubeObject } from '../kube/object.ts';
+import { sameOwner } from './owner-reference.ts';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -159,17 +160,6 @@ function diffValue(desired: unknown, observed: unknown, path: string[], out: str
   if (!scalarEqual(desired, observed, path)) out.push(render(path));
 }
 
-function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
-  return (
-    a.uid === b.uid &&
-    a.apiVersion === b.apiVersion &&
-    a.kind === b.kind &&
-    a.name === b.name &&
-    (a.controller ?? false) === (b.controller ?? false) &&
-    (a.blockOwnerDeletion ?? false) === (b.blockOwnerDeletion ?? false)
-  );
-}
-
 /**
  * The paths (`spec.schedule`, `spec.jobTemplate.spec.template.spec.containers[0].image`,
  * `metadata.labels.app.kubernetes.io/name`…) where the observed CronJob differs from the desired one in
@@ -240,6 +230,8 @@ export function mergeDesiredIntoObserved<T extends KubeObject>(observed: T, desi
   if (desired.metadata.annotations) meta.annotations = { ...meta.annotations, ...desired.metadata.annotations };
   for (const ref of desired.metadata.ownerReferences ?? []) {
     const refs = meta.ownerReferences ?? [];
+    // Kept as it is when it names the same owner through another served version (no needless write).
+    if (refs.some((have) => sameOwner(have, ref))) continue;
     // At most one controller reference may exist; ours replaces any stale one with the same uid.
     meta.ownerReferences = [...refs.filter((have) => have.uid !== ref.uid && !(ref.controller && have.controller)), { ...ref }];
   }

@@ -1,4 +1,4 @@
-import type { BackupSchedule } from '../api/index.ts';
+import type { AnyBackupSchedule } from '../api/index.ts';
 import { buildCronJob, type BuildOptions, type CronJob } from './cron-job.ts';
 
 /**
@@ -24,7 +24,7 @@ export interface PreviewOptions extends BuildOptions {
  *
  * @throws Error naming every invalid field (validateBackupSchedule), as buildCronJob does.
  */
-export function previewCronJob(schedule: BackupSchedule, options: PreviewOptions = {}): CronJob {
+export function previewCronJob(schedule: AnyBackupSchedule, options: PreviewOptions = {}): CronJob {
   const metadata = schedule.metadata ?? {};
   const { namespace = 'default', ...build } = options;
   return buildCronJob(

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CRD_NAME } from '../../src/api/constants.ts';
 import { parseCommandLine } from '../../src/controller/cli-options.ts';
 import { webhookDnsNames } from '../../src/controller/conversion-webhook-server.ts';
-import { ConversionWebhook, OperatorChart, synthesize, WEBHOOK_PORT } from '../../src/manifests/index.ts';
+import { CLUSTER_RULES, ConversionWebhook, OperatorChart, SERVES_CONVERSION_LABEL, synthesize, WEBHOOK_PORT } from '../../src/manifests/index.ts';
 
 type Obj = Record<string, any>;
 
@@ -24,26 +24,25 @@ describe('ConversionWebhook', () => {
   });
 });
 
-describe('OperatorChart with conversionWebhook', () => {
+describe('OperatorChart: the conversion webhook', () => {
   const synth = (props: ConstructorParameters<typeof OperatorChart>[2]): Obj[] => Testing.synth(new OperatorChart(Testing.app(), 'test', props)) as Obj[];
 
   it('matches the snapshot', () => {
-    expect(synth({ conversionWebhook: true })).toMatchSnapshot();
+    expect(synth({})).toMatchSnapshot();
   });
 
-  it('adds exactly the Service, the Secret, a Role for that one Secret, the rule for that one CRD, and the flags', () => {
-    const off = synth({ namespace: 'ops' });
-    const on = synth({ namespace: 'ops', conversionWebhook: true });
-    const names = (objects: Obj[]) => objects.map((o) => `${o['kind']}/${o['metadata'].name}`);
-    expect(names(on).filter((n) => !names(off).includes(n)).sort()).toEqual([
+  it('ships the Service, the Secret, a Role for that one Secret, the rule for that one CRD, and the flags', () => {
+    const on = synth({ namespace: 'ops' });
+    const names = on.map((o) => `${o['kind']}/${o['metadata'].name}`);
+    expect(names).toEqual(expect.arrayContaining([
       'Role/backupschedule-operator-webhook-certificate',
       'RoleBinding/backupschedule-operator-webhook-certificate',
       'Secret/backupschedule-operator-webhook-tls',
       'Service/backupschedule-operator-webhook',
-    ]);
+    ]));
     const find = (objects: Obj[], kind: string, name: string) => objects.find((o) => o['kind'] === kind && o['metadata'].name === name) as Obj;
     const clusterRole = (objects: Obj[]) => find(objects, 'ClusterRole', 'backupschedule-operator')['rules'];
-    expect(clusterRole(on)).toEqual([...clusterRole(off), { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [CRD_NAME], verbs: ['get', 'patch'] }]);
+    expect(clusterRole(on)).toEqual([...CLUSTER_RULES, { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [CRD_NAME], verbs: ['get', 'patch'] }]);
     expect(find(on, 'Role', 'backupschedule-operator-webhook-certificate')['rules']).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['backupschedule-operator-webhook-tls'], verbs: ['get', 'update'] }]);
     expect(find(on, 'RoleBinding', 'backupschedule-operator-webhook-certificate')).toMatchObject({
       metadata: { namespace: 'ops' },
@@ -53,28 +52,25 @@ describe('OperatorChart with conversionWebhook', () => {
     const deployment = find(on, 'Deployment', 'backupschedule-operator');
     const container = deployment['spec'].template.spec.containers[0];
     expect(container.ports).toContainEqual({ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' });
-    // The Service selects the controller's Pods.
-    expect(find(on, 'Service', 'backupschedule-operator-webhook')['spec'].selector).toEqual(deployment['spec'].selector.matchLabels);
+    // The Service selects the controller's Pods that serve the webhook: not those of a release without it.
+    const serviceSelector = find(on, 'Service', 'backupschedule-operator-webhook')['spec'].selector;
+    expect(serviceSelector).toEqual({ ...deployment['spec'].selector.matchLabels, [SERVES_CONVERSION_LABEL]: 'true' });
+    expect(deployment['spec'].template.metadata.labels).toMatchObject(serviceSelector);
+    expect(deployment['spec'].selector.matchLabels).not.toHaveProperty(SERVES_CONVERSION_LABEL);
     // The flags parse, and the certificate names the Service as kube-apiserver dials it.
     const parsed = parseCommandLine(container.args);
     if (parsed.kind !== 'run') throw new Error('expected run');
     expect(parsed.options.conversionWebhookAddress).toEqual({ host: '0.0.0.0', port: WEBHOOK_PORT });
     expect(webhookDnsNames(parsed.options.conversionWebhookServiceName, parsed.options.leaseNamespace ?? '')).toEqual(['backupschedule-operator-webhook.ops.svc', 'backupschedule-operator-webhook.ops.svc.cluster.local']);
     expect(parsed.options.conversionWebhookSecretName).toBe('backupschedule-operator-webhook-tls');
-    // The CRD is not pointed at the webhook by this option.
-    expect(find(on, 'CustomResourceDefinition', CRD_NAME)['spec'].conversion).toBeUndefined();
-  });
-
-  it('is off by default: no Service, Secret or flag', () => {
-    const objects = synth({});
-    expect(objects.filter((o) => ['Service', 'Secret'].includes(o['kind']))).toEqual([]);
-    expect(JSON.stringify(objects)).not.toContain('conversion-webhook');
+    // The CRD converts through that Service in the chart's namespace.
+    expect(find(on, 'CustomResourceDefinition', CRD_NAME)['spec'].conversion.webhook.clientConfig.service).toEqual({ namespace: 'ops', name: 'backupschedule-operator-webhook', path: '/convert', port: 443 });
   });
 
   it('puts the Secret after the Lease and the Service before the Deployment in dist/ order', () => {
     const dir = mkdtempSync(join(tmpdir(), 'synth-webhook-'));
     try {
-      synthesize(dir, { conversionWebhook: true, includeExample: false });
+      synthesize(dir, { includeExample: false });
       const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
       expect(files.slice(-4)).toEqual([
         '11-lease-backupschedule-operator-leader.yaml',

@@ -1,12 +1,12 @@
 import { Testing } from 'cdk8s';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import { describe, expect, it } from 'vitest';
-import { backupScheduleSchema, toCrdOpenApiSchema } from '../../src/api/index.ts';
+import { backupScheduleSchema, backupScheduleV1Schema, toCrdOpenApiSchema } from '../../src/api/index.ts';
 import { BackupScheduleCrd } from '../../src/manifests/index.ts';
 
 function synthCrd(): Record<string, any> {
   const chart = Testing.chart();
-  new BackupScheduleCrd(chart, 'Crd');
+  new BackupScheduleCrd(chart, 'Crd', { webhookService: { namespace: 'ops', name: 'hook' } });
   const [crd] = Testing.synth(chart);
   return crd as Record<string, any>;
 }
@@ -15,6 +15,7 @@ describe('BackupScheduleCrd', () => {
   const crd = synthCrd();
   const version = crd['spec'].versions[0];
   const schema = version.schema.openAPIV3Schema;
+  const v1 = crd['spec'].versions[1];
 
   it('matches the snapshot', () => {
     expect(crd).toMatchSnapshot();
@@ -26,6 +27,19 @@ describe('BackupScheduleCrd', () => {
 
   it('keeps every keyword of the source schema, x-kubernetes-* included (cdk8s-plus drops raw ones)', () => {
     expect(schema).toEqual(toCrdOpenApiSchema(backupScheduleSchema));
+    expect(v1.schema.openAPIV3Schema).toEqual(toCrdOpenApiSchema(backupScheduleV1Schema));
+  });
+
+  it('serves v1alpha1 and v1, stores v1, and converts through the webhook Service (no caBundle: it is injected)', () => {
+    expect(crd['spec'].versions.map((v: { name: string; served: boolean; storage: boolean }) => [v.name, v.served, v.storage])).toEqual([
+      ['v1alpha1', true, false],
+      ['v1', true, true],
+    ]);
+    expect(v1).toMatchObject({ subresources: { status: {} }, additionalPrinterColumns: version.additionalPrinterColumns });
+    expect(crd['spec'].conversion).toEqual({
+      strategy: 'Webhook',
+      webhook: { clientConfig: { service: { namespace: 'ops', name: 'hook', path: '/convert', port: 443 } }, conversionReviewVersions: ['v1'] },
+    });
   });
 
   it('contains the CEL rules, list types, defaults and descriptions in the synthesized YAML', () => {
@@ -43,7 +57,7 @@ describe('BackupScheduleCrd', () => {
     expect(crd['metadata'].name).toBe('backupschedules.kubelings.dev');
     expect(crd['spec'].scope).toBe('Namespaced');
     expect(crd['spec'].names).toMatchObject({ kind: 'BackupSchedule', plural: 'backupschedules', shortNames: ['bks'], categories: ['backup'] });
-    expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
+    expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: false, subresources: { status: {} } });
   });
 
   it('prints Schedule, Suspended, Last Schedule, Ready and Age columns, and Time Zone, CronJob and Message only with -o wide', () => {

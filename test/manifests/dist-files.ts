@@ -29,13 +29,13 @@ export function readKustomization(dir: string = DIST_DIR): string[] {
   return (parse(readFileSync(join(dir, 'Kustomization'), 'utf8')) as { resources: string[] }).resources;
 }
 
-/** The CRD's `openAPIV3Schema`, read from the synthesized CRD in `dir`. */
-export function crdOpenApiSchema(dir: string = DIST_DIR): Record<string, unknown> {
+/** The `openAPIV3Schema` of one version (default v1alpha1), read from the synthesized CRD in `dir`. */
+export function crdOpenApiSchema(dir: string = DIST_DIR, versionName = 'v1alpha1'): Record<string, unknown> {
   const crd = [...readManifests(dir).values()].find((m) => m.kind === 'CustomResourceDefinition');
   if (crd === undefined) throw new Error(`no CustomResourceDefinition in ${dir}`);
-  const spec = crd['spec'] as { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
-  const version = spec.versions[0];
-  if (version === undefined) throw new Error('CRD has no versions');
+  const spec = crd['spec'] as { versions: { name: string; schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+  const version = spec.versions.find((v) => v.name === versionName);
+  if (version === undefined) throw new Error(`CRD has no version ${versionName}`);
   return version.schema.openAPIV3Schema;
 }
 
@@ -43,11 +43,11 @@ export function crdOpenApiSchema(dir: string = DIST_DIR): Record<string, unknown
  * ajv validator of the CRD's openAPIV3Schema as the API server reads it (x-kubernetes-* keywords are
  * known but not evaluated by ajv; int32/int64 formats checked as ranges).
  */
-export function crdValidator(dir: string = DIST_DIR): ValidateFunction {
+export function crdValidator(dir: string = DIST_DIR, versionName = 'v1alpha1'): ValidateFunction {
   const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
   (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -(2 ** 31) && n < 2 ** 31 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   for (const k of ['x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys']) ajv.addKeyword(k);
-  return ajv.compile(crdOpenApiSchema(dir));
+  return ajv.compile(crdOpenApiSchema(dir, versionName));
 }

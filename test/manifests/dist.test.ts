@@ -7,6 +7,8 @@ import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { describe, expect, it } from 'vitest';
 import { validateBackupSchedule } from '../../src/api/index.ts';
@@ -23,6 +25,8 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Role,
   RoleBinding,
   Namespace,
+  Secret,
+  Service,
   ServiceAccount,
 };
 
@@ -34,7 +38,7 @@ const manifests = [...operator, ...examples];
 const fileName = (m: Manifest, index: number): string => `${String(index).padStart(2, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`;
 
 describe('dist/', () => {
-  it('holds one file per object named NN-<kind>-<name>.yaml in apply order: Namespace, CRD, ServiceAccount, RBAC, Lease, Deployment', () => {
+  it('holds one file per object named NN-<kind>-<name>.yaml in apply order: Namespace, CRD, ServiceAccount, RBAC, Lease, Secret, Service, Deployment', () => {
     expect(operator.map(([, m]) => m.kind)).toEqual([
       'Namespace',
       'CustomResourceDefinition',
@@ -44,8 +48,12 @@ describe('dist/', () => {
       'ClusterRole',
       'ClusterRoleBinding',
       'Role',
+      'Role',
+      'RoleBinding',
       'RoleBinding',
       'Lease',
+      'Secret',
+      'Service',
       'Deployment',
     ]);
     operator.forEach(([file, m], i) => expect(file).toBe(fileName(m, i)));
@@ -93,6 +101,8 @@ describe('dist/', () => {
       RoleBinding: 0,
       ServiceAccount: 0,
       Lease: 0,
+      Secret: 0,
+      Service: 1,
       Deployment: 1,
       BackupSchedule: 2,
     });
@@ -112,7 +122,8 @@ describe('the CRD in dist/', () => {
   const crdText = readFileSync(`${DIST_DIR}01-customresourcedefinition-backupschedules.kubelings.dev.yaml`, 'utf8');
 
   it('holds the full schema in the YAML: CEL rules, list types, defaults, printer columns', () => {
-    expect(crdText.match(/x-kubernetes-validations:/g)?.length).toBe(4);
+    // v1alpha1's 4 rules and v1's 5 (its source union checks each member, its retention wants one rule).
+    expect(crdText.match(/x-kubernetes-validations:/g)?.length).toBe(4 + 5);
     expect(crdText).toContain('x-kubernetes-list-map-keys:');
     expect(crdText).toContain('default: Forbid');
     expect(crdText).toContain('jsonPath: .status.conditions[?(@.type=="Ready")].status');
