@@ -11,7 +11,7 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleController, DEFAULT_BUNDLE } from './bundle.ts';
-import { ControllerProcess, LEASE, startCluster } from '../test/e2e/harness.ts';
+import { ControllerProcess, LEASE, startCluster, WEBHOOK_FLAG } from '../test/e2e/harness.ts';
 import { api, readyOf } from '../test/e2e/scenarios.ts';
 
 const started = performance.now();
@@ -24,7 +24,10 @@ const controller = ControllerProcess.start(DEFAULT_BUNDLE, [
   '--kubeconfig', cluster.controllerKubeconfig,
   '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`,
   '--log-level=info',
+  WEBHOOK_FLAG,
 ]);
+// As the Service of dist/ routes kube-apiserver to a replica: v1alpha1 requests are converted by it.
+void cluster.routeWebhookTo(controller).catch(() => undefined);
 const log = createWriteStream(logPath);
 controller.child.stdout?.pipe(log);
 controller.child.stderr?.pipe(log);

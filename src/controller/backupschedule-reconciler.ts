@@ -40,7 +40,7 @@
  * = try again with rate-limited backoff (409 Conflict, AlreadyExists); `{ requeueAfterMs }` = a held-back
  * or rejected write, or a name conflict, is looked at again then; a thrown error = rate-limited retry.
  */
-import { validateBackupSchedule } from '../api/index.ts';
+import { validateBackupScheduleV1 } from '../api/index.ts';
 import { buildCronJob, childName } from '../pure/index.ts';
 import { claimChild } from '../pure/child-claim.ts';
 import { childMergePatch } from '../pure/child-patch.ts';
@@ -140,7 +140,7 @@ export class BackupScheduleReconciler {
       // condition are computed only then, so a valid schedule is validated once per reconcile.
       desired = buildCronJob(schedule, { image: this.#image, podFailurePolicy: supportsPodFailurePolicy(this.#serverVersion()) }) as KubeObject;
     } catch (err) {
-      const errors = validateBackupSchedule(schedule);
+      const errors = validateBackupScheduleV1(schedule);
       if (errors.length > 0) return this.#invalid(schedule, { kind: 'InvalidSpec', errors }, 'InvalidSpec');
       throw err;
     }

@@ -1,13 +1,16 @@
 /** The resource types the controller talks to, as {@link ResourceType}s for src/kube's typed clients. */
-import { API_GROUP, API_VERSION, KIND, PLURAL, type BackupSchedule } from '../api/index.ts';
+import { API_GROUP, API_VERSION_V1, KIND, PLURAL, type v1 } from '../api/index.ts';
 import type { KubeObject, ObjectMeta } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-client.ts';
 
-/** A BackupSchedule as it comes from the API server (metadata always present). */
-export type BackupScheduleObject = BackupSchedule & KubeObject & { metadata: ObjectMeta };
+/** A BackupSchedule as it comes from the API server (metadata always present), in v1. */
+export type BackupScheduleObject = v1.BackupSchedule & KubeObject & { metadata: ObjectMeta };
 
-/** `backupschedules.kubelings.dev/v1alpha1`. */
-export const BACKUP_SCHEDULES: ResourceType = { group: API_GROUP, version: API_VERSION, plural: PLURAL, kind: KIND, namespaced: true };
+/**
+ * `backupschedules.kubelings.dev/v1`: the storage version, so the controller's reads and status writes
+ * never wait on the conversion webhook; objects written in v1alpha1 reach it converted (losslessly).
+ */
+export const BACKUP_SCHEDULES: ResourceType = { group: API_GROUP, version: API_VERSION_V1, plural: PLURAL, kind: KIND, namespaced: true };
 
 /** `cronjobs.batch/v1`. */
 export const CRON_JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 'cronjobs', kind: 'CronJob', namespaced: true };

@@ -46,6 +46,9 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], subresources: ['token'] }),
   builtin({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
   builtin({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true }),
+  // Services are stored and served (the operator ships its webhook's); no kube-proxy routes them: a test
+  // maps one to a loopback address with `services`/`registerService` (the conversion webhook client).
+  builtin({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] }),
   builtin({ group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], createOnUpdate: true }),
   builtin({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], createOnUpdate: true }),
   builtin({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: ['status'], spec: true }),

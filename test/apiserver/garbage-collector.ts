@@ -4,7 +4,7 @@ import { ApiStatusError, isNotFound } from '../../src/kube/api-status-error.ts';
 import { cloneJson } from './json-equal.ts';
 import type { RegistryStore } from './registry-store.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
-import type { ResourceType } from './resource-type.ts';
+import { apiVersionOf, type ResourceType } from './resource-type.ts';
 import type { Storage } from './storage.ts';
 
 /** Options of {@link GarbageCollector}. */
@@ -91,11 +91,14 @@ export class GarbageCollector {
   #allObjects(): { gr: string; type: ResourceType; obj: KubeObject }[] {
     const out: { gr: string; type: ResourceType; obj: KubeObject }[] = [];
     const seen = new Set<string>();
-    for (const type of this.#registry.all()) {
+    const types = this.#registry.all();
+    for (const type of types) {
       const gr = `${type.group}/${type.resource}`;
       if (seen.has(gr)) continue;
       seen.add(gr);
-      for (const obj of this.#storage.list(gr)) out.push({ gr, type, obj });
+      // Written back in the version it is stored in (a multi-version CRD's other versions would need its webhook).
+      const versions = types.filter((t) => t.group === type.group && t.resource === type.resource);
+      for (const obj of this.#storage.list(gr)) out.push({ gr, type: versions.find((t) => apiVersionOf(t) === obj.apiVersion) ?? type, obj });
     }
     return out;
   }

@@ -102,7 +102,7 @@ describe('BackupScheduleReconciler', () => {
     await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'createCronJob', result: {} });
     expect(writes.calls).toEqual([{ name: 'createCronJob', obj: desiredOf(schedule()) }]);
     expect(writes.calls[0]?.obj.metadata.ownerReferences).toEqual([
-      { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'nightly-etcd', uid: 'uid-schedule', controller: true, blockOwnerDeletion: true },
+      { apiVersion: 'kubelings.dev/v1', kind: 'BackupSchedule', name: 'nightly-etcd', uid: 'uid-schedule', controller: true, blockOwnerDeletion: true },
     ]);
     expect(events.events).toEqual([{ type: 'Normal', reason: 'Created', message: 'Created CronJob "nightly-etcd"' }]);
   });

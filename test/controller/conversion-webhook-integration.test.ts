@@ -117,8 +117,9 @@ beforeAll(async () => {
   server = await startTestApiServer();
   admin = new ResourceClient<KubeObject>(new KubeClient({ config: new KubeConfig({ server: server.url, auth: { type: 'token', token: server.adminToken } }) }), CRDS);
   await adminRequest('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  // The CRD of dist/ (no conversion configured yet).
-  await adminRequest('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', parse(readFileSync('dist/01-customresourcedefinition-backupschedules.kubelings.dev.yaml', 'utf8')));
+  // The CRD of dist/ without its webhook conversion (as a release before it had one), until the test sets it.
+  const crd = parse(readFileSync('dist/01-customresourcedefinition-backupschedules.kubelings.dev.yaml', 'utf8')) as { spec: Record<string, unknown> };
+  await adminRequest('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { ...crd, spec: { ...crd.spec, conversion: { strategy: 'None' } } });
   await startReplica('replica-a', true);
   await startReplica('replica-b', false);
 });
@@ -218,12 +219,12 @@ describe('conversion webhook on two replicas sharing one certificate Secret', ()
   });
 });
 
-describe("conversion webhook with only the RBAC of the chart's conversionWebhook option", () => {
+describe("conversion webhook with only the chart's RBAC", () => {
   it("fills the shipped Secret with get + update (no create) and injects the caBundle with get + patch, as the operator's ServiceAccount", async () => {
     const rbacServer = await startTestApiServer();
     try {
       const adminClient = new KubeClient({ config: new KubeConfig({ server: rbacServer.url, auth: { type: 'token', token: rbacServer.adminToken } }) });
-      const objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { conversionWebhook: true })) as KubeObject[];
+      const objects = Testing.synth(new OperatorChart(Testing.app(), 'op')) as KubeObject[];
       // The test API server serves no Services (nothing here routes through one): all but the Service.
       await applyDocuments(adminClient, objects.filter((o) => o.kind !== 'Service'));
       await new ResourceClient<KubeObject>(adminClient, CRDS).patch({ name: CRD }, { spec: { conversion: WEBHOOK_CONVERSION } });

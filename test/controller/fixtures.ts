@@ -3,17 +3,17 @@ import type { KubeObject } from '../../src/kube/object.ts';
 import { applyBuiltinDefaults } from '../apiserver/builtins/index.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 
-/** A valid BackupSchedule as the API server returns it (defaults applied, uid and generation set). */
+/** A valid BackupSchedule as the API server returns it in v1, the version the controller reads (defaults applied, uid and generation set). */
 export function schedule(overrides: { name?: string; generation?: number; spec?: Record<string, unknown>; status?: Record<string, unknown> } = {}): BackupScheduleObject {
   return {
-    apiVersion: 'kubelings.dev/v1alpha1',
+    apiVersion: 'kubelings.dev/v1',
     kind: 'BackupSchedule',
     metadata: { name: overrides.name ?? 'nightly-etcd', namespace: 'kubelings', uid: 'uid-schedule', generation: overrides.generation ?? 1, resourceVersion: '100' },
     spec: {
       schedule: '0 2 * * *',
       suspend: false,
       concurrencyPolicy: 'Forbid',
-      source: { etcd: { endpoints: ['https://etcd-0.etcd:2379'] } },
+      source: { type: 'Etcd', etcd: { endpoints: ['https://etcd-0.etcd:2379'] } },
       destination: { persistentVolumeClaim: { claimName: 'backups' } },
       retention: { keepLast: 7 },
       ...overrides.spec,

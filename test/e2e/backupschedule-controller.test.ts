@@ -31,7 +31,7 @@ describe('the BackupSchedule controller', () => {
     const created = await k.schedules.create(scheduleManifest('create', 'nightly') as never);
     const child = await k.waitForCronJob('create', 'nightly');
     expect(child.metadata.ownerReferences).toEqual([
-      { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', name: 'nightly', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
+      { apiVersion: 'kubelings.dev/v1', kind: 'BackupSchedule', name: 'nightly', uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
     ]);
     expect(child.spec.schedule).toBe('0 2 * * *');
     expect(child.spec.concurrencyPolicy).toBe('Forbid');

@@ -1,16 +1,17 @@
 /**
  * The controller bundle with `--conversion-webhook-bind-address`, two replicas with leader election,
- * against the test API server with dist/ plus what the synth option `conversionWebhook` adds (the empty
- * Secret, its Role, the CRD rule): the leader fills the Secret, both replicas serve the certificate,
- * a TLS client trusting only the Secret's CA bundle gets conversions from each, and no request is
- * refused by RBAC.
+ * against the test API server with dist/ (the empty Secret, its Role, the CRD rule): the leader fills the
+ * Secret and injects the CA into the CRD, both replicas serve the certificate, a TLS client trusting
+ * only the Secret's CA bundle gets conversions from each, the API server converts a v1alpha1 write
+ * through the follower, and no request is refused by RBAC.
  */
-import { Testing } from 'cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { OperatorChart, WEBHOOK_SECRET_NAME, WEBHOOK_SERVICE_NAME } from '../../src/manifests/index.ts';
+import { CRD_NAME } from '../../src/api/constants.ts';
+import { WEBHOOK_SECRET_NAME, WEBHOOK_SERVICE_NAME } from '../../src/manifests/index.ts';
 import { tlsRequest } from '../runtime/tls-client.ts';
-import { applyDocuments, buildBundle, clientFor, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, LEASE, startCluster, type Cluster } from './harness.ts';
+import { buildBundle, clientFor, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, LEASE, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
+import { api, scheduleManifestV1alpha1 } from './scenarios.ts';
 
 let cluster: Cluster;
 let bundle: string;
@@ -21,13 +22,7 @@ const webhookUrl = async (p: ControllerProcess): Promise<string> => String((awai
 
 beforeAll(async () => {
   [bundle, cluster] = await Promise.all([buildBundle(), startCluster()]);
-  // What the option adds to dist/: the Secret and its Role (new objects), the CRD rule (ClusterRole).
-  const withWebhook = Testing.synth(new OperatorChart(Testing.app(), 'op', { conversionWebhook: true })) as KubeObject[];
-  const clusterRoles = clientFor(cluster.admin, 'ClusterRole');
-  const role = withWebhook.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'backupschedule-operator')!;
-  await clusterRoles.update({ ...(await clusterRoles.get({ name: 'backupschedule-operator' })), rules: role['rules'] });
-  await applyDocuments(cluster.admin, withWebhook.filter((o) => o.kind === 'Secret' || (o.metadata.name ?? '').endsWith('-webhook-certificate')));
-  const flags = (id: string) => ['--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`, `--leader-election-id=${id}`, '--conversion-webhook-bind-address=127.0.0.1:0'];
+  const flags = (id: string) => ['--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`, `--leader-election-id=${id}`, WEBHOOK_FLAG];
   replicas.push(ControllerProcess.start(bundle, flags('replica-a')));
   await replicas[0]!.waitForLog('replica A to write the certificates', (r) => r['msg'] === 'webhook certificates written');
   replicas.push(ControllerProcess.start(bundle, flags('replica-b')));
@@ -56,10 +51,18 @@ describe('conversion webhook in the controller bundle', () => {
       const res = await fetch(`${health}/readyz/conversion-webhook-certificate`);
       expect([res.status, await res.text()]).toEqual([200, 'ok']);
     }
-    // The CRD of dist/ has no webhook conversion: the leader says so once and does not patch it.
-    expect(replicas[0]!.records().filter((r) => r['msg'] === 'the CRD has no webhook conversion; its caBundle is not injected')).toHaveLength(1);
+    // The leader injected the CA into the CRD of dist/; kube-apiserver, routed to the follower, converts with it.
+    await waitFor('the caBundle in the CRD', async () => {
+      const crd = await clientFor(cluster.admin, 'CustomResourceDefinition').get({ name: CRD_NAME });
+      return ((crd['spec'] as { conversion: { webhook: { clientConfig: { caBundle?: string } } } }).conversion.webhook.clientConfig.caBundle ?? '') === secret.data?.['ca-bundle.crt'];
+    });
+    await cluster.routeWebhookTo(replicas[1]!);
+    const k = api(cluster.admin);
+    await k.createNamespace('convert');
+    await k.schedulesV1alpha1.create(scheduleManifestV1alpha1('convert', 'legacy') as never);
+    expect((await k.schedules.get({ namespace: 'convert', name: 'legacy' })).spec.source).toEqual({ type: 'Etcd', etcd: { endpoints: ['https://etcd-0.etcd:2379'] } });
     const calls = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && ['secrets', 'customresourcedefinitions'].includes(e.resource));
-    expect(new Set(calls.map((e) => `${e.verb} ${e.resource} ${e.code}`))).toEqual(new Set(['get secrets 200', 'update secrets 200', 'get customresourcedefinitions 200']));
+    expect(new Set(calls.map((e) => `${e.verb} ${e.resource} ${e.code}`))).toEqual(new Set(['get secrets 200', 'update secrets 200', 'get customresourcedefinitions 200', 'patch customresourcedefinitions 200']));
   });
 
   it('stops cleanly: both replicas exit 0 on SIGTERM', async () => {

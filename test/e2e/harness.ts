@@ -16,6 +16,7 @@ import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { ResourceClient, type ResourceType } from '../../src/kube/resource-client.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS } from '../../src/controller/resources.ts';
+import { WEBHOOK_SERVICE_NAME } from '../../src/manifests/operator-chart.ts';
 import { startTestApiServer, type TestApiServerOptions } from '../apiserver/index.ts';
 import { CONTROLLER_NODE_FLAGS } from '../../src/controller/node-flags.ts';
 
@@ -42,6 +43,7 @@ const KINDS: Readonly<Record<string, ResourceType>> = {
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
   Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
+  Service: { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   Event: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   BackupSchedule: BACKUP_SCHEDULES,
@@ -66,11 +68,15 @@ export function exampleDocuments(): KubeObject[] {
   return kustomizationDocuments(join(DIST, 'examples'));
 }
 
-/** A typed client for one of the kinds dist/ contains. */
-export function clientFor<T extends KubeObject = KubeObject>(client: KubeClient, kind: string): ResourceClient<T> {
+/**
+ * A typed client for one of the kinds dist/ contains, in its version the harness uses (BackupSchedules
+ * in v1, the storage version), or in the version of `apiVersion` when given (`kubelings.dev/v1alpha1`).
+ */
+export function clientFor<T extends KubeObject = KubeObject>(client: KubeClient, kind: string, apiVersion?: string): ResourceClient<T> {
   const type = KINDS[kind];
   if (!type) throw new Error(`harness: unknown kind ${kind}`);
-  return new ResourceClient<T>(client, type);
+  const version = apiVersion?.slice(apiVersion.indexOf('/') + 1);
+  return new ResourceClient<T>(client, version === undefined ? type : { ...type, version });
 }
 
 /**
@@ -80,7 +86,7 @@ export function clientFor<T extends KubeObject = KubeObject>(client: KubeClient,
  */
 export async function applyDocuments(client: KubeClient, docs: readonly KubeObject[]): Promise<void> {
   for (const doc of docs) {
-    const resource = clientFor(client, doc.kind ?? '');
+    const resource = clientFor(client, doc.kind ?? '', doc.apiVersion);
     for (let attempt = 0; ; attempt++) {
       try {
         await resource.create(doc);
@@ -137,8 +143,16 @@ export interface Cluster {
    * is re-issued before the token expires, as kubelet rotates a Pod's projected token.
    */
   readonly controllerKubeconfig: string;
+  /**
+   * Routes the conversion webhook's Service of dist/ to `controller`'s webhook (what kube-proxy does
+   * for a ready endpoint), once it listens; kube-apiserver then converts v1alpha1 requests through it.
+   */
+  routeWebhookTo(controller: ControllerProcess): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The flag that makes a controller serve the conversion webhook, as dist/'s Deployment does, on a free port. */
+export const WEBHOOK_FLAG = '--conversion-webhook-bind-address=127.0.0.1:0';
 
 /** Options for {@link startCluster}. */
 export interface ClusterOptions {
@@ -197,6 +211,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     dir,
     adminKubeconfig,
     controllerKubeconfig,
+    async routeWebhookTo(controller) {
+      server.registerService(CONTROLLER_SA.namespace, WEBHOOK_SERVICE_NAME, 443, await controller.webhookAddress());
+    },
     async stop() {
       clearInterval(tokenRefresh);
       admin.close();
@@ -280,6 +297,12 @@ export class ControllerProcess {
     return waitFor(what, () => this.records().find(match), timeoutMs).catch((err: Error) => {
       throw new Error(`${err.message}\n--- controller log ---\n${this.#lines.slice(-40).join('\n')}`);
     });
+  }
+
+  /** `host:port` of the conversion webhook (started with `--conversion-webhook-bind-address`), once it listens. */
+  async webhookAddress(): Promise<string> {
+    const record = await this.waitForLog('the conversion webhook to listen', (r) => r['msg'] === 'conversion webhook listening');
+    return new URL(String(record['url'])).host;
   }
 
   /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */

@@ -2,14 +2,15 @@
  * Every verb of every rule of the RBAC in dist/ is needed: with any one verb removed (the whole rule
  * when it has one verb), a short scenario that exercises everything the controller does (leader
  * election, create, status, heal by patch, finding a child whose labels were removed with a GET, Events
- * including an aggregated repeat) fails, and the request log shows the controller being refused (403). With the full RBAC it
+ * including an aggregated repeat, the conversion webhook's certificate Secret and CRD caBundle, so that a
+ * schedule written in v1alpha1 is converted) fails, and the request log shows the controller being refused (403). With the full RBAC it
  * passes without a single 403. The server enforces OwnerReferencesPermissionEnforcement (see the
  * harness), which makes `backupschedules/finalizers: update` provable too.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { buildBundle, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, distDocuments, LEASE, sleep, startCluster, waitFor, type Cluster } from './harness.ts';
-import { api, readyOf, scheduleManifest } from './scenarios.ts';
+import { buildBundle, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, distDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
+import { api, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
 
 interface PolicyRule {
   apiGroups?: string[];
@@ -72,13 +73,17 @@ async function runScenario(without?: RuleCase): Promise<Outcome> {
     },
   });
   const controller = ControllerProcess.start(bundle, [
-    '--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`,
+    '--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`, WEBHOOK_FLAG,
   ]);
   const forbidden = (): string[] =>
     cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && e.code === 403).map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`);
   const k = api(cluster.admin);
   const scenario = async (): Promise<void> => {
+    await cluster.routeWebhookTo(controller);
     await k.createNamespace('rbac');
+    // Written in v1alpha1: converted by the webhook once the controller has its certificate and the CRD its caBundle.
+    await waitFor('a v1alpha1 create to be converted', () => k.schedulesV1alpha1.create(scheduleManifestV1alpha1('rbac', 'legacy') as never).then(() => true, () => false), 60_000);
+    await k.waitForReady('rbac', 'legacy', (s) => readyOf(s)?.status === 'True', 60_000);
     await k.schedules.create(scheduleManifest('rbac', 'nightly') as never);
     await k.waitForReady('rbac', 'nightly', (s) => readyOf(s)?.status === 'True', 60_000);
     // A new generation reaches the controller only through the BackupSchedule watch (the initial LIST
@@ -116,7 +121,7 @@ async function runScenario(without?: RuleCase): Promise<Outcome> {
 
 describe('RBAC minimality', () => {
   it('covers exactly the roles bound to the controller (the viewer and editor roles are for users)', () => {
-    expect(ROLES.map((r) => `${r.kind}/${r.metadata.name}`)).toEqual(['ClusterRole/backupschedule-operator', 'Role/backupschedule-operator-leader-election']);
+    expect(ROLES.map((r) => `${r.kind}/${r.metadata.name}`)).toEqual(['ClusterRole/backupschedule-operator', 'Role/backupschedule-operator-leader-election', 'Role/backupschedule-operator-webhook-certificate']);
   });
 
   it('passes the scenario with the full RBAC from dist/ and no 403', async () => {

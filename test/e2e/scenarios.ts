@@ -6,15 +6,15 @@ import type { KubeObject } from '../../src/kube/object.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
 import { clientFor, waitFor, CONTROLLER_USER } from './harness.ts';
 
-/** A BackupSchedule manifest (what a user would apply). */
+/** A BackupSchedule manifest (what a user would apply), in v1: the storage version, so no conversion is involved. */
 export function scheduleManifest(namespace: string, name: string, spec: Record<string, unknown> = {}): KubeObject {
   return {
-    apiVersion: 'kubelings.dev/v1alpha1',
+    apiVersion: 'kubelings.dev/v1',
     kind: 'BackupSchedule',
     metadata: { name, namespace },
     spec: {
       schedule: '0 2 * * *',
-      source: { etcd: { endpoints: ['https://etcd-0.etcd:2379'] } },
+      source: { type: 'Etcd', etcd: { endpoints: ['https://etcd-0.etcd:2379'] } },
       destination: { persistentVolumeClaim: { claimName: 'backups' } },
       retention: { keepLast: 7 },
       ...spec,
@@ -22,13 +22,23 @@ export function scheduleManifest(namespace: string, name: string, spec: Record<s
   };
 }
 
+/** The same BackupSchedule written in v1alpha1, as GitOps repos from before v1 hold it (converted by the webhook). */
+export function scheduleManifestV1alpha1(namespace: string, name: string, spec: Record<string, unknown> = {}): KubeObject {
+  const v1 = scheduleManifest(namespace, name, spec) as KubeObject & { spec: { source: Record<string, unknown> } };
+  const { type: _type, ...source } = v1.spec.source;
+  return { ...v1, apiVersion: 'kubelings.dev/v1alpha1', spec: { ...v1.spec, source, ...(spec['source'] ? { source: spec['source'] } : {}) } };
+}
+
 /** Typed access for the tests. */
 export function api(admin: KubeClient) {
   const schedules = clientFor<BackupScheduleObject>(admin, 'BackupSchedule');
+  /** BackupSchedules read and written in v1alpha1 (through the conversion webhook). */
+  const schedulesV1alpha1 = clientFor<KubeObject & { spec: any; status?: any }>(admin, 'BackupSchedule', 'kubelings.dev/v1alpha1');
   const cronJobs = clientFor<KubeObject & { spec: any; status?: any }>(admin, 'CronJob');
   const namespaces = clientFor(admin, 'Namespace');
   return {
     schedules,
+    schedulesV1alpha1,
     cronJobs,
     async createNamespace(name: string): Promise<void> {
       await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
