@@ -18,7 +18,9 @@ export interface BadInput {
   readonly apiOnly?: boolean;
 }
 
-const etcd = (endpoints: unknown, extra: Record<string, unknown> = {}) => ({ source: { etcd: { endpoints, ...extra } } });
+// v1 (the version the harness writes): a source union names its member in `type`.
+const etcd = (endpoints: unknown, extra: Record<string, unknown> = {}) => ({ source: { type: 'Etcd', etcd: { endpoints, ...extra } } });
+const pvcSource = (claimName: string) => ({ source: { type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName } } });
 const pvcDest = (dest: Record<string, unknown>) => ({ destination: { persistentVolumeClaim: dest } });
 
 /** The cases; ≥ 50 of them. */
@@ -47,15 +49,17 @@ export const BAD_INPUTS: readonly BadInput[] = [
   { label: 'suspend-string', spec: { suspend: 'yes' }, field: 'spec.suspend' },
   // source
   { label: 'source-none', spec: { source: {} }, field: 'spec.source' },
-  { label: 'source-both', spec: { source: { etcd: { endpoints: ['https://etcd:2379'] }, persistentVolumeClaim: { claimName: 'data' } } }, field: 'spec.source' },
+  { label: 'source-both', spec: { source: { type: 'Etcd', etcd: { endpoints: ['https://etcd:2379'] }, persistentVolumeClaim: { claimName: 'data' } } }, field: 'spec.source' },
+  { label: 'source-type-mismatch', spec: { source: { type: 'PersistentVolumeClaim', etcd: { endpoints: ['https://etcd:2379'] } } }, field: 'spec.source' },
+  { label: 'source-type-unknown', spec: { source: { type: 'S3', etcd: { endpoints: ['https://etcd:2379'] } } }, field: 'spec.source.type' },
   { label: 'source-missing', spec: { source: null }, field: 'spec.source' },
   { label: 'etcd-no-endpoints', spec: etcd([]), field: 'spec.source.etcd.endpoints' },
   { label: 'etcd-endpoints-string', spec: etcd('https://etcd:2379'), field: 'spec.source.etcd.endpoints' },
   { label: 'etcd-endpoint-ftp', spec: etcd(['ftp://etcd:2379']), field: 'spec.source.etcd.endpoints' },
   { label: 'etcd-endpoint-number', spec: etcd([2379]), field: 'spec.source.etcd.endpoints' },
   { label: 'etcd-tls-secret-bad', spec: etcd(['https://etcd:2379'], { tlsSecretName: 'Not_A_Name' }), field: 'spec.source.etcd.tlsSecretName' },
-  { label: 'pvc-source-empty', spec: { source: { persistentVolumeClaim: { claimName: '' } } }, field: 'spec.source.persistentVolumeClaim.claimName' },
-  { label: 'pvc-source-upper', spec: { source: { persistentVolumeClaim: { claimName: 'DATA' } } }, field: 'spec.source.persistentVolumeClaim.claimName' },
+  { label: 'pvc-source-empty', spec: pvcSource(''), field: 'spec.source.persistentVolumeClaim.claimName' },
+  { label: 'pvc-source-upper', spec: pvcSource('DATA'), field: 'spec.source.persistentVolumeClaim.claimName' },
   // destination
   { label: 'destination-missing', spec: { destination: null }, field: 'spec.destination' },
   { label: 'destination-no-claim', spec: pvcDest({}), field: 'spec.destination.persistentVolumeClaim.claimName' },
@@ -67,6 +71,10 @@ export const BAD_INPUTS: readonly BadInput[] = [
   { label: 'keeplast-huge', spec: { retention: { keepLast: 1_000_000 } }, field: 'spec.retention.keepLast' },
   { label: 'keeplast-string', spec: { retention: { keepLast: 'seven' } }, field: 'spec.retention.keepLast' },
   { label: 'keeplast-fraction', spec: { retention: { keepLast: 1.5 } }, field: 'spec.retention.keepLast' },
+  { label: 'retention-no-rule', spec: { retention: {} }, field: 'spec.retention' },
+  { label: 'keepdaily-zero', spec: { retention: { keepDaily: 0 } }, field: 'spec.retention.keepDaily' },
+  { label: 'keepweekly-huge', spec: { retention: { keepWeekly: 5000 } }, field: 'spec.retention.keepWeekly' },
+  { label: 'keepmonthly-string', spec: { retention: { keepLast: 3, keepMonthly: 'all' } }, field: 'spec.retention.keepMonthly' },
   // job knobs
   { label: 'concurrency-unknown', spec: { concurrencyPolicy: 'Sometimes' }, field: 'spec.concurrencyPolicy' },
   { label: 'concurrency-number', spec: { concurrencyPolicy: 1 }, field: 'spec.concurrencyPolicy' },

@@ -5,10 +5,11 @@
  * afterwards work resumes by itself: changes made after the outage converge, nothing is lost or
  * duplicated, no replica exits, no write comes from a non-leader.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { CONTROLLER_SA, sleep, startCluster, waitFor, type Cluster, type ControllerProcess } from '../e2e/harness.ts';
+import { CONTROLLER_SA, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster, type ControllerProcess } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
 import { createSchedules, readyz, replicaAccount, SCHEDULES, startController } from './chaos-cluster.ts';
 import { foreignWrites, waitConverged } from './invariants.ts';
@@ -22,12 +23,14 @@ const SIZES = {
   reduced: { schedules: 20, outageMs: 10_000, changes: 10 },
 } as const;
 
-/** dist/'s Deployment arguments, minus the listen addresses (ephemeral here) and the image. */
+/** dist/'s Deployment arguments, minus the listen addresses (ephemeral here: the webhook's too) and the log level. */
 function deploymentArgs(): string[] {
-  const file = fileURLToPath(new URL('../../dist/10-deployment-backupschedule-operator.yaml', import.meta.url));
-  const deployment = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
+  const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+  const file = readdirSync(dist).find((f) => /^\d+-deployment-backupschedule-operator\.yaml$/.test(f));
+  if (!file) throw new Error(`no controller Deployment in ${dist}`);
+  const deployment = parseAllDocuments(readFileSync(join(dist, file), 'utf8'))[0]?.toJS() as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
   const args = deployment.spec.template.spec.containers[0]?.args ?? [];
-  return args.filter((a) => !/^--(metrics-bind-address|health-probe-bind-address|log-level)=/.test(a));
+  return [...args.filter((a) => !/^--(metrics-bind-address|health-probe-bind-address|conversion-webhook-bind-address|log-level)=/.test(a)), WEBHOOK_FLAG];
 }
 
 interface Outage {
