@@ -39,12 +39,110 @@ spec:
   keeplast: 3
 `;
 
+/** Five schedules, v1alpha1 and v1 alternating, each wrong in a way only its own version names. */
+const MIXED = `apiVersion: kubelings.dev/v1alpha1
+kind: BackupSchedule
+metadata:
+  name: alpha-with-type
+  namespace: team-a
+spec:
+  schedule: "0 2 * * *"
+  source:
+    type: Etcd
+    etcd: {endpoints: ["https://e:2379"]}
+  destination:
+    persistentVolumeClaim:
+      claimName: b
+  retention:
+    keepLast: 3
+  # v1alpha1 has no grandfather-father-son rules
+    keepDaily: 7
+---
+apiVersion: kubelings.dev/v1
+kind: BackupSchedule
+metadata:
+  name: v1-without-type
+  namespace: team-a
+spec:
+  schedule: "0 2 * * *"
+  source:
+    etcd: {endpoints: ["https://e:2379"]}
+  destination:
+    persistentVolumeClaim:
+      claimName: b
+---
+apiVersion: kubelings.dev/v1
+kind: BackupSchedule
+metadata: {name: v1-daily-zero, namespace: team-a}
+spec:
+  schedule: "0 2 * * *"
+  source: {type: Etcd, etcd: {endpoints: ["https://e:2379"]}}
+  destination: {persistentVolumeClaim: {claimName: b}}
+  retention: {keepDaily: 0}
+---
+apiVersion: kubelings.dev/v1
+kind: BackupSchedule
+metadata: {name: v1-wrong-member, namespace: team-a}
+spec:
+  schedule: "0 2 * * *"
+  source:
+    type: PersistentVolumeClaim
+    etcd: {endpoints: ["https://e:2379"]}
+  destination: {persistentVolumeClaim: {claimName: b}}
+---
+apiVersion: kubelings.dev/v1
+kind: BackupSchedule
+metadata: {name: v1-empty-retention, namespace: team-a}
+spec:
+  schedule: "0 2 * * *"
+  source: {type: Etcd, etcd: {endpoints: ["https://e:2379"]}}
+  destination: {persistentVolumeClaim: {claimName: b}}
+  retention: {}
+`;
+
 describe('backupschedule validate', () => {
-  it('accepts the golden inputs and dist/, counting the other kinds it skips', () => {
+  it('accepts the golden inputs (v1alpha1 and v1 in one folder) and dist/, counting the other kinds it skips', () => {
     const run = cli(['validate', 'test/golden/inputs', 'dist/examples', 'dist/00-namespace-backupschedule-system.yaml']);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^17 BackupSchedule\(s\) in 19 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
+    expect(run.stderr).toMatch(/^21 BackupSchedule\(s\) in 23 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
+  });
+
+  it('checks each document of a mixed file in its own version, naming fields as that version has them', () => {
+    const path = file('mixed.yaml', MIXED);
+    const run = cli(['validate', path]);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')).toEqual([
+      `${path}:9: spec.source.type: is not a known field`,
+      `${path}:17: spec.retention.keepDaily: is not a known field`,
+      `${path}:26: spec.source.type: is required`,
+      `${path}:39: spec.retention.keepDaily: must be >= 1`,
+      `${path}:46: spec.source.persistentVolumeClaim: persistentVolumeClaim must be set exactly when type is PersistentVolumeClaim`,
+      `${path}:48: spec.source.etcd: etcd must be set exactly when type is Etcd`,
+      `${path}:58: spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set`,
+      '',
+    ]);
+    expect(run.stderr).toContain('5 BackupSchedule(s) in 1 file(s), 0 other object(s) skipped: 7 error(s)');
+  });
+
+  it('accepts a v1 schedule (GFS retention, source.type) next to a v1alpha1 one', () => {
+    const alpha = validSchedule();
+    const v1 = { ...validSchedule(), apiVersion: 'kubelings.dev/v1', metadata: { name: 'gfs', namespace: 'team-a' } };
+    v1.spec = { ...v1.spec, source: { type: 'Etcd', ...v1.spec.source }, retention: { keepDaily: 7, keepWeekly: 4, keepMonthly: 6 } };
+    const run = cli(['validate', '-'], `${stringify(alpha)}---\n${stringify(v1)}`);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('2 BackupSchedule(s)');
+  });
+
+  it.each(['kubelings.dev/v2', 'kubelings.dev/v1beta1', 'backup.example.com/v1'])('reports apiVersion %s as not served, listing both served versions, and nothing else', (apiVersion) => {
+    const object = { ...validSchedule(), apiVersion };
+    object.spec.source = { type: 'Etcd', ...object.spec.source };
+    const run = cli(['validate', '-o', 'json', '-'], stringify(object));
+    expect(run.code).toBe(1);
+    expect((JSON.parse(run.stdout) as ValidateReport).errors).toEqual([
+      { file: '<stdin>', line: 1, object: 'team-a/nightly', field: 'apiVersion', message: `apiVersion: must be one of "kubelings.dev/v1alpha1", "kubelings.dev/v1", got "${apiVersion}"` },
+    ]);
   });
 
   it('prints file:line: field: message for every error, in file order, and exits 1', () => {
