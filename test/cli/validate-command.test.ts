@@ -127,7 +127,7 @@ describe('backupschedule validate', () => {
 
   it('accepts a v1 schedule (GFS retention, source.type) next to a v1alpha1 one', () => {
     const alpha = validSchedule();
-    const v1 = { ...validSchedule(), apiVersion: 'kubelings.dev/v1', metadata: { name: 'gfs', namespace: 'team-a' } };
+    const v1: Record<string, any> = { ...validSchedule(), apiVersion: 'kubelings.dev/v1', metadata: { name: 'gfs', namespace: 'team-a' } };
     v1.spec = { ...v1.spec, source: { type: 'Etcd', ...v1.spec.source }, retention: { keepDaily: 7, keepWeekly: 4, keepMonthly: 6 } };
     const run = cli(['validate', '-'], `${stringify(alpha)}---\n${stringify(v1)}`);
     expect(run.stdout).toBe('');
@@ -136,7 +136,7 @@ describe('backupschedule validate', () => {
   });
 
   it.each(['kubelings.dev/v2', 'kubelings.dev/v1beta1', 'backup.example.com/v1'])('reports apiVersion %s as not served, listing both served versions, and nothing else', (apiVersion) => {
-    const object = { ...validSchedule(), apiVersion };
+    const object: Record<string, any> = { ...validSchedule(), apiVersion };
     object.spec.source = { type: 'Etcd', ...object.spec.source };
     const run = cli(['validate', '-o', 'json', '-'], stringify(object));
     expect(run.code).toBe(1);
