@@ -39,66 +39,20 @@ spec:
   keeplast: 3
 `;
 
-/** Five schedules, v1alpha1 and v1 alternating, each wrong in a way only its own version names. */
-const MIXED = `apiVersion: kubelings.dev/v1alpha1
-kind: BackupSchedule
-metadata:
-  name: alpha-with-type
-  namespace: team-a
-spec:
-  schedule: "0 2 * * *"
-  source:
-    type: Etcd
-    etcd: {endpoints: ["https://e:2379"]}
-  destination:
-    persistentVolumeClaim:
-      claimName: b
-  retention:
-    keepLast: 3
-  # v1alpha1 has no grandfather-father-son rules
-    keepDaily: 7
----
-apiVersion: kubelings.dev/v1
-kind: BackupSchedule
-metadata:
-  name: v1-without-type
-  namespace: team-a
-spec:
-  schedule: "0 2 * * *"
-  source:
-    etcd: {endpoints: ["https://e:2379"]}
-  destination:
-    persistentVolumeClaim:
-      claimName: b
----
-apiVersion: kubelings.dev/v1
-kind: BackupSchedule
-metadata: {name: v1-daily-zero, namespace: team-a}
-spec:
-  schedule: "0 2 * * *"
-  source: {type: Etcd, etcd: {endpoints: ["https://e:2379"]}}
-  destination: {persistentVolumeClaim: {claimName: b}}
-  retention: {keepDaily: 0}
----
-apiVersion: kubelings.dev/v1
-kind: BackupSchedule
-metadata: {name: v1-wrong-member, namespace: team-a}
-spec:
-  schedule: "0 2 * * *"
-  source:
-    type: PersistentVolumeClaim
-    etcd: {endpoints: ["https://e:2379"]}
-  destination: {persistentVolumeClaim: {claimName: b}}
----
-apiVersion: kubelings.dev/v1
-kind: BackupSchedule
-metadata: {name: v1-empty-retention, namespace: team-a}
-spec:
-  schedule: "0 2 * * *"
-  source: {type: Etcd, etcd: {endpoints: ["https://e:2379"]}}
-  destination: {persistentVolumeClaim: {claimName: b}}
-  retention: {}
-`;
+/** A BackupSchedule document of `apiVersion` named `name`, its spec's lines after the schedule as given. */
+const scheduleDoc = (apiVersion: string, name: string, ...specLines: string[]): string =>
+  [`apiVersion: kubelings.dev/${apiVersion}`, 'kind: BackupSchedule', `metadata: {name: ${name}, namespace: team-a}`, 'spec:', '  schedule: "0 2 * * *"', ...specLines.map((l) => `  ${l}`), ''].join('\n');
+const ETCD = 'etcd: {endpoints: ["https://e:2379"]}';
+const DESTINATION = 'destination: {persistentVolumeClaim: {claimName: b}}';
+
+/** Five schedules, v1alpha1 then v1, each wrong in a way only its own version names. */
+const MIXED = [
+  scheduleDoc('v1alpha1', 'alpha-with-type', 'source:', '  type: Etcd', `  ${ETCD}`, DESTINATION, 'retention:', '  keepLast: 3', '  keepDaily: 7'),
+  scheduleDoc('v1', 'v1-without-type', 'source:', `  ${ETCD}`, DESTINATION),
+  scheduleDoc('v1', 'v1-daily-zero', `source: {type: Etcd, ${ETCD}}`, DESTINATION, 'retention: {keepDaily: 0}'),
+  scheduleDoc('v1', 'v1-wrong-member', 'source:', '  type: PersistentVolumeClaim', `  ${ETCD}`, DESTINATION),
+  scheduleDoc('v1', 'v1-empty-retention', `source: {type: Etcd, ${ETCD}}`, DESTINATION, 'retention: {}'),
+].join('---\n');
 
 describe('backupschedule validate', () => {
   it('accepts the golden inputs (v1alpha1 and v1 in one folder) and dist/, counting the other kinds it skips', () => {
@@ -113,13 +67,13 @@ describe('backupschedule validate', () => {
     const run = cli(['validate', path]);
     expect(run.code).toBe(1);
     expect(run.stdout.split('\n')).toEqual([
-      `${path}:9: spec.source.type: is not a known field`,
-      `${path}:17: spec.retention.keepDaily: is not a known field`,
-      `${path}:26: spec.source.type: is required`,
-      `${path}:39: spec.retention.keepDaily: must be >= 1`,
-      `${path}:46: spec.source.persistentVolumeClaim: persistentVolumeClaim must be set exactly when type is PersistentVolumeClaim`,
-      `${path}:48: spec.source.etcd: etcd must be set exactly when type is Etcd`,
-      `${path}:58: spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set`,
+      `${path}:7: spec.source.type: is not a known field`,
+      `${path}:12: spec.retention.keepDaily: is not a known field`,
+      `${path}:19: spec.source.type: is required`,
+      `${path}:30: spec.retention.keepDaily: must be >= 1`,
+      `${path}:37: spec.source.persistentVolumeClaim: persistentVolumeClaim must be set exactly when type is PersistentVolumeClaim`,
+      `${path}:39: spec.source.etcd: etcd must be set exactly when type is Etcd`,
+      `${path}:49: spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set`,
       '',
     ]);
     expect(run.stderr).toContain('5 BackupSchedule(s) in 1 file(s), 0 other object(s) skipped: 7 error(s)');
