@@ -61,23 +61,19 @@ function nodeAt(root: Record<string, unknown>, path: readonly string[]): Record<
   return node;
 }
 
-/**
- * Merges a translated rule into its node; when the node already holds the same keywords (v1's source
- * carries one if/then/else per union member), the rule goes into `allOf` so neither overwrites the other.
- */
-function addRule(node: Record<string, unknown>, translated: SchemaNode): void {
-  if (Object.keys(translated).some((key) => key in node)) node['allOf'] = [...((node['allOf'] as SchemaNode[] | undefined) ?? []), translated];
-  else Object.assign(node, translated);
-}
-
 /** The editor/CI JSON Schema of a BackupSchedule in `apiVersion` (default v1alpha1). Deterministic. */
 export function toEditorJsonSchema(apiVersion: ServedGroupVersion = GROUP_VERSION): SchemaNode {
   const { schema, celRules } = SOURCES[apiVersion];
   const closed = withoutKeywords(closeObjects(schema, true), DROPPED) as Record<string, unknown>;
+  const translatedAt = new Map<string, SchemaNode[]>();
   for (const rule of celRules) {
     const translated = CEL_AS_JSON_SCHEMA[rule.rule];
-    if (translated !== undefined) addRule(nodeAt(closed, rule.path), translated);
+    const key = rule.path.join('.');
+    if (translated !== undefined) translatedAt.set(key, [...(translatedAt.get(key) ?? []), translated]);
   }
+  // One rule merges into its node; several (v1's source: an if/then/else per union member) sit side by
+  // side in allOf, where none overwrites another's keywords.
+  for (const [key, translated] of translatedAt) Object.assign(nodeAt(closed, key.split('.')), translated.length === 1 ? translated[0] : { allOf: translated });
   // The names Go's time.LoadLocation knows, so editors complete them and CI catches `utc` or a typo.
   Object.assign(nodeAt(closed, ['spec', 'timeZone']), { enum: [...TIME_ZONE_NAMES, 'UTC'].filter((name, i, all) => all.indexOf(name) === i).sort() });
   const properties = closed['properties'] as Record<string, SchemaNode>;
