@@ -20,3 +20,7 @@ export const CRD_NAME = `${PLURAL}.${API_GROUP}`;
 export const API_VERSION_V1 = 'v1';
 /** `apiVersion` field value of a v1 BackupSchedule. */
 export const GROUP_VERSION_V1 = `${API_GROUP}/${API_VERSION_V1}`;
+/** The `apiVersion`s the CRD serves, oldest first: what validate, preview and the construct accept. */
+export const SERVED_GROUP_VERSIONS = [GROUP_VERSION, GROUP_VERSION_V1] as const;
+/** A served `apiVersion` of BackupSchedule. */
+export type ServedGroupVersion = (typeof SERVED_GROUP_VERSIONS)[number];

@@ -14,6 +14,8 @@ export {
   GROUP_VERSION_V1,
   KIND,
   PLURAL,
+  SERVED_GROUP_VERSIONS,
+  type ServedGroupVersion,
   SHORT_NAMES,
   SINGULAR,
 } from './constants.ts';

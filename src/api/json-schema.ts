@@ -1,19 +1,31 @@
 /**
  * The BackupSchedule as a standalone JSON Schema (draft 7) for editors (yaml-language-server) and CI
- * (kubeconform, ajv), derived from the one schema: the validator's view of it (unknown fields are
- * errors, lists of type set unique), `apiVersion`/`kind`/`metadata.name` pinned, the Kubernetes-only
- * keywords removed, and each CEL rule that JSON Schema can express translated. What it cannot express
- * (cron field ranges, time-zone names, two claims being different) only `backupschedule validate` checks.
+ * (kubeconform, ajv), one per served version, derived from that version's schema: the validator's view
+ * of it (unknown fields are errors, lists of type set unique), `apiVersion`/`kind`/`metadata.name`
+ * pinned, the Kubernetes-only keywords removed, and each CEL rule that JSON Schema can express
+ * translated. What it cannot express (cron field ranges, time-zone names, two claims being different)
+ * only `backupschedule validate` checks.
  */
 import { TIME_ZONE_NAMES } from './time-zone-names.ts';
-import { CEL_RULES } from './cel-rules.ts';
-import { GROUP_VERSION, KIND } from './constants.ts';
+import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
+import { GROUP_VERSION, GROUP_VERSION_V1, KIND, type ServedGroupVersion } from './constants.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
+import { backupScheduleV1Schema, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
 import { withoutKeywords } from './schema-keywords.ts';
 import { closeObjects } from './validator-schema.ts';
 
-/** File name in kubeconform's `{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json` convention. */
-export const JSON_SCHEMA_FILE = `${KIND.toLowerCase()}_${GROUP_VERSION.split('/')[1] ?? ''}.json`;
+/** The file name of a version's schema, in kubeconform's `{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json` convention. */
+export const jsonSchemaFile = (apiVersion: ServedGroupVersion): string => `${KIND.toLowerCase()}_${apiVersion.split('/')[1] ?? ''}.json`;
+/** File name of the v1alpha1 schema (`backupschedule_v1alpha1.json`). */
+export const JSON_SCHEMA_FILE = jsonSchemaFile(GROUP_VERSION);
+/** File name of the v1 schema (`backupschedule_v1.json`). */
+export const JSON_SCHEMA_FILE_V1 = jsonSchemaFile(GROUP_VERSION_V1);
+
+/** What each served version's editor schema is derived from. */
+const SOURCES: Readonly<Record<ServedGroupVersion, { readonly schema: SchemaNode; readonly celRules: readonly CelRule[] }>> = {
+  [GROUP_VERSION]: { schema: backupScheduleSchema, celRules: CEL_RULES },
+  [GROUP_VERSION_V1]: { schema: backupScheduleV1Schema, celRules: CEL_RULES_V1 },
+};
 
 /**
  * CEL rules (by their text) in JSON Schema, merged into the node that carries the rule. A rule missing
@@ -28,6 +40,14 @@ export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
     then: { properties: { endpoints: { items: { pattern: '^https://' } } } },
   },
   "!self.split('/').exists(s, s == '..')": { not: { pattern: '(^|/)\\.\\.(/|$)' } },
+  // v1: the source union's discriminator names the member that is set, and no other member is.
+  ...Object.fromEntries(
+    Object.entries(SOURCE_TYPES).map(([member, type]) => [
+      `(self.type == '${type}') == has(self.${member})`,
+      { if: { required: ['type'], properties: { type: { const: type } } }, then: { required: [member] }, else: { not: { required: [member] } } },
+    ]),
+  ),
+  [RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || ')]: { anyOf: RETENTION_RULES.map((rule) => ({ required: [rule] })) },
 };
 
 /** Keywords only the API server or the type generator understand (closeObjects turned int32/int64 into bounds). */
@@ -41,10 +61,19 @@ function nodeAt(root: Record<string, unknown>, path: readonly string[]): Record<
   return node;
 }
 
-/** The editor/CI JSON Schema of a BackupSchedule. Deterministic. */
-export function toEditorJsonSchema(): SchemaNode {
-  const closed = withoutKeywords(closeObjects(backupScheduleSchema, true), DROPPED) as Record<string, unknown>;
-  for (const rule of CEL_RULES) Object.assign(nodeAt(closed, rule.path), CEL_AS_JSON_SCHEMA[rule.rule] ?? {});
+/** The editor/CI JSON Schema of a BackupSchedule in `apiVersion` (default v1alpha1). Deterministic. */
+export function toEditorJsonSchema(apiVersion: ServedGroupVersion = GROUP_VERSION): SchemaNode {
+  const { schema, celRules } = SOURCES[apiVersion];
+  const closed = withoutKeywords(closeObjects(schema, true), DROPPED) as Record<string, unknown>;
+  const translatedAt = new Map<string, SchemaNode[]>();
+  for (const rule of celRules) {
+    const translated = CEL_AS_JSON_SCHEMA[rule.rule];
+    const key = rule.path.join('.');
+    if (translated !== undefined) translatedAt.set(key, [...(translatedAt.get(key) ?? []), translated]);
+  }
+  // One rule merges into its node; several (v1's source: an if/then/else per union member) sit side by
+  // side in allOf, where none overwrites another's keywords.
+  for (const [key, translated] of translatedAt) Object.assign(nodeAt(closed, key.split('.')), translated.length === 1 ? translated[0] : { allOf: translated });
   // The names Go's time.LoadLocation knows, so editors complete them and CI catches `utc` or a typo.
   Object.assign(nodeAt(closed, ['spec', 'timeZone']), { enum: [...TIME_ZONE_NAMES, 'UTC'].filter((name, i, all) => all.indexOf(name) === i).sort() });
   const properties = closed['properties'] as Record<string, SchemaNode>;
@@ -54,7 +83,7 @@ export function toEditorJsonSchema(): SchemaNode {
     required: ['apiVersion', 'kind', 'metadata', 'spec'],
     properties: {
       ...properties,
-      apiVersion: { ...properties['apiVersion'], enum: [GROUP_VERSION] },
+      apiVersion: { ...properties['apiVersion'], enum: [apiVersion] },
       kind: { ...properties['kind'], enum: [KIND] },
       metadata: {
         type: 'object',

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Composer, isMap, isSeq, LineCounter, Parser, type Document, type Node } from 'yaml';
-import { KIND } from '../api/constants.ts';
-import { validateBackupSchedule, type FieldError } from '../api/validate.ts';
+import { KIND, SERVED_GROUP_VERSIONS } from '../api/constants.ts';
+import { validateAnyVersion, type FieldError } from '../api/validate.ts';
 import { UsageError } from './io.ts';
 
 /** One object found in the input. */
@@ -122,18 +122,24 @@ export function readInputs(paths: readonly string[], stdin: () => string, visit:
 
 /**
  * Whether an object is meant as a BackupSchedule: by `kind` alone, so a wrong `apiVersion`
- * (`kubelings.dev/v2`, or `v1` while the CRD does not serve it yet) is reported rather than skipped.
+ * (`kubelings.dev/v2`, a misspelt group) is reported rather than skipped.
  */
 export function isBackupSchedule(object: unknown): boolean {
   return typeof object === 'object' && object !== null && (object as { kind?: unknown }).kind === KIND;
 }
 
 /**
- * The problems of a BackupSchedule manifest: validateBackupSchedule's, plus a missing `apiVersion`,
- * which objects read back from the API server always have but a file may lack (kubectl refuses it).
+ * The problems of a BackupSchedule manifest, checked in the version its `apiVersion` names
+ * (validateAnyVersion: v1alpha1 and v1 documents may sit side by side in one file), plus a missing
+ * `apiVersion`, which objects read back from the API server always have but a file may lack (kubectl
+ * refuses it; the rest is then checked as v1alpha1). An `apiVersion` that is not served gets only the
+ * error listing the served ones: the fields of a version whose schema is unknown cannot be judged, and
+ * errors from a guessed one would mislead.
  */
 export function manifestProblems(object: unknown): FieldError[] {
-  const errors = validateBackupSchedule(object);
-  if ((object as { apiVersion?: unknown }).apiVersion === undefined) errors.unshift({ field: 'apiVersion', message: 'apiVersion: is required' });
+  const apiVersion = (object as { apiVersion?: unknown }).apiVersion;
+  const errors = validateAnyVersion(object);
+  if (apiVersion === undefined) errors.unshift({ field: 'apiVersion', message: 'apiVersion: is required' });
+  else if (!(SERVED_GROUP_VERSIONS as readonly unknown[]).includes(apiVersion)) return errors.filter((e) => e.field === 'apiVersion');
   return errors;
 }

@@ -14,7 +14,7 @@ import { VALIDATE_USAGE, validateCommand } from './validate-command.ts';
 export const USAGE = `Usage: backupschedule <command> [options] <file|dir|->...
 
 Commands:
-  validate   check BackupSchedules offline (schema, CEL rules, cron syntax, time zone)
+  validate   check BackupSchedules (v1alpha1 or v1) offline (schema, CEL rules, cron syntax, time zone)
   preview    print the CronJob each BackupSchedule becomes
 
 Run "backupschedule <command> --help" for a command's options.

@@ -1,5 +1,5 @@
 import { Document } from 'yaml';
-import type { BackupSchedule } from '../api/index.ts';
+import type { AnyBackupSchedule } from '../api/index.ts';
 import type { CronJob } from '../pure/cron-job.ts';
 import { PREVIEW_UID, previewCronJob } from '../pure/preview.ts';
 import { serverDefaultsOf, withServerDefaults } from '../pure/server-defaults.ts';
@@ -9,7 +9,8 @@ import { isBackupSchedule, manifestProblems, readInputs } from './inputs.ts';
 /** `backupschedule preview --help`. */
 export const PREVIEW_USAGE = `Usage: backupschedule preview [options] <file|dir|->...
 
-Prints the CronJob the controller creates for each BackupSchedule in the input, built by the
+Prints the CronJob the controller creates for each BackupSchedule in the input (kubelings.dev/v1alpha1
+or kubelings.dev/v1, mixed as you like; each checked in its own version first), built by the
 controller's own code. Fields the controller does not send but the API server adds by default are
 shown too, each marked "# default: set by the API server" (in JSON: listed under serverDefaults).
 
@@ -85,7 +86,7 @@ export function previewCommand(args: readonly string[], io: CliIo): number {
         failed = true;
         return;
       }
-      const schedule = manifest.object as BackupSchedule;
+      const schedule = manifest.object as AnyBackupSchedule;
       const cronJob = previewCronJob(schedule, { namespace, ...(image === undefined ? {} : { image }) });
       const item: PreviewItem = {
         file: manifest.file,

@@ -7,7 +7,8 @@ export const VALIDATE_USAGE = `Usage: backupschedule validate [--output text|jso
 Checks every BackupSchedule in the given YAML/JSON files (multi-document; folders are read
 recursively for .yaml, .yml and .json; - reads standard input) offline, as the API server and the
 controller would: the schema (types, bounds, patterns, unknown fields), the CEL rules, the cron
-syntax and the time zone. Objects of other kinds are skipped and counted.
+syntax and the time zone. Each is checked in the version its apiVersion names (kubelings.dev/v1alpha1
+or kubelings.dev/v1; both may appear in one file). Objects of other kinds are skipped and counted.
 
 Options:
   -o, --output text|json  text: one "file:line: field: message" line per error (default);

@@ -1,13 +1,28 @@
 import { ApiObject, type ApiObjectMetadata } from 'cdk8s';
 import type { Construct } from 'constructs';
-import { GROUP_VERSION, KIND } from '../api/constants.ts';
-import type { BackupSchedule as BackupScheduleObject, BackupScheduleSpec } from '../api/index.ts';
-import { validateBackupSchedule } from '../api/validate.ts';
+import { GROUP_VERSION, GROUP_VERSION_V1, KIND, type ServedGroupVersion } from '../api/constants.ts';
+import type { BackupSchedule as BackupScheduleObject, BackupScheduleSpec, v1 } from '../api/index.ts';
+import { validateAnyVersion } from '../api/validate.ts';
 import type { CronJob } from '../pure/cron-job.ts';
 import { previewCronJob, type PreviewOptions } from '../pure/preview.ts';
 
-/** Props of the BackupSchedule construct. */
-export interface BackupScheduleProps {
+/** The manifest and spec types of each served version, by `apiVersion`. */
+export interface BackupScheduleVersions {
+  /** The first version: `retention.keepLast` only, the source member present says what it is. */
+  readonly [GROUP_VERSION]: { readonly manifest: BackupScheduleObject; readonly spec: BackupScheduleSpec };
+  /** The storage version: grandfather-father-son retention, `source.type` names the member. */
+  readonly [GROUP_VERSION_V1]: { readonly manifest: v1.BackupSchedule; readonly spec: v1.BackupScheduleSpec };
+}
+
+/** Props of the BackupSchedule construct; `V` is the `apiVersion` it is written in. */
+export interface BackupScheduleProps<V extends ServedGroupVersion = typeof GROUP_VERSION> {
+  /**
+   * The API version the BackupSchedule is written in, and so the type of `spec`: `kubelings.dev/v1`
+   * (grandfather-father-son retention, `source.type`) is the one the CRD stores and the one to start
+   * new schedules with; the API server converts between the two either way.
+   * @default 'kubelings.dev/v1alpha1' (so apps written before v1 synthesize the same bytes)
+   */
+  readonly apiVersion?: V;
   /**
    * Metadata of the BackupSchedule. Without a `name`, cdk8s derives one from the construct path (with
    * a hash unless the chart disables it); without a `namespace`, the chart's namespace applies.
@@ -15,28 +30,29 @@ export interface BackupScheduleProps {
    */
   readonly metadata?: ApiObjectMetadata;
   /**
-   * The spec, typed from the operator's JSON Schema; each field documents its `@default` (applied by
-   * the API server, not written into the manifest).
+   * The spec of `apiVersion`, typed from the operator's JSON Schema of that version; each field
+   * documents its `@default` (applied by the API server, not written into the manifest).
    */
-  readonly spec: BackupScheduleSpec;
+  readonly spec: BackupScheduleVersions[V]['spec'];
 }
 
 /**
- * A `kubelings.dev/v1alpha1` BackupSchedule for your own cdk8s app. At synth time (`cdk8s synth`,
- * `app.synth()`, `Testing.synth`) it is checked by `validateBackupSchedule`, the validator the
- * controller runs, so a bad spec fails the synth with the field and the problem
- * (`spec.retention.keepLast: must be <= 1000`) instead of failing at sync time.
+ * A BackupSchedule for your own cdk8s app, in `kubelings.dev/v1alpha1` (the default) or, with
+ * `apiVersion: 'kubelings.dev/v1'`, in v1. At synth time (`cdk8s synth`, `app.synth()`,
+ * `Testing.synth`) it is checked in its own version by the validator the controller runs, so a bad
+ * spec fails the synth with the field and the problem (`spec.retention.keepLast: must be <= 1000`)
+ * instead of failing at sync time.
  */
-export class BackupSchedule extends ApiObject {
-  public constructor(scope: Construct, id: string, props: BackupScheduleProps) {
-    super(scope, id, { apiVersion: GROUP_VERSION, kind: KIND, metadata: props.metadata, spec: props.spec });
+export class BackupSchedule<V extends ServedGroupVersion = typeof GROUP_VERSION> extends ApiObject {
+  public constructor(scope: Construct, id: string, props: BackupScheduleProps<V>) {
+    super(scope, id, { apiVersion: props.apiVersion ?? GROUP_VERSION, kind: KIND, metadata: props.metadata, spec: props.spec });
     // At synth, not here: metadata and JSON patches added after construction are checked too.
-    this.node.addValidation({ validate: () => validateBackupSchedule(this.toJson()).map((error) => error.message) });
+    this.node.addValidation({ validate: () => validateAnyVersion(this.toJson()).map((error) => error.message) });
   }
 
   /** The BackupSchedule manifest as synthesized (names and namespace resolved). */
-  public toBackupSchedule(): BackupScheduleObject {
-    return this.toJson() as BackupScheduleObject;
+  public toBackupSchedule(): BackupScheduleVersions[V]['manifest'] {
+    return this.toJson() as BackupScheduleVersions[V]['manifest'];
   }
 
   /**

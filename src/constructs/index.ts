@@ -1,8 +1,9 @@
 /**
  * The package's entry point (`import { BackupSchedule } from 'backupschedule-operator'`): what teams
- * need to write BackupSchedules in their own cdk8s apps, without the operator's runtime.
+ * need to write BackupSchedules in their own cdk8s apps, in either served version, without the
+ * operator's runtime.
  */
-export { BackupSchedule, type BackupScheduleProps } from './backup-schedule.ts';
+export { BackupSchedule, type BackupScheduleProps, type BackupScheduleVersions } from './backup-schedule.ts';
 export type {
   BackupSchedule as BackupScheduleManifest,
   BackupScheduleSpec,
@@ -14,10 +15,14 @@ export type {
   Retention,
   BackupResources,
   ResourceList,
+  AnyBackupSchedule,
+  /** The `kubelings.dev/v1` types as a namespace: `v1.BackupScheduleSpec`, `v1.Retention`, `v1.BackupSchedule`. */
+  v1,
 } from '../api/index.ts';
-export { GROUP_VERSION, KIND } from '../api/constants.ts';
+export { GROUP_VERSION, GROUP_VERSION_V1, KIND, SERVED_GROUP_VERSIONS, type ServedGroupVersion } from '../api/constants.ts';
 export { SPEC_DEFAULTS } from '../api/defaults.ts';
-export { validateBackupSchedule, type FieldError } from '../api/validate.ts';
+export { validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1, isV1, type FieldError } from '../api/validate.ts';
+export { toV1, toV1alpha1, ConversionError, RETENTION_ANNOTATION } from '../conversion/backupschedule-conversion.ts';
 export { previewCronJob, PREVIEW_UID, type PreviewOptions } from '../pure/preview.ts';
 export { withServerDefaults, serverDefaultsOf, type ServerDefault } from '../pure/server-defaults.ts';
 export type { CronJob, BuildOptions } from '../pure/cron-job.ts';

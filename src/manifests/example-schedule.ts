@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import type { INamespace } from 'kubernetes-models/v1/Namespace';
-import { GROUP_VERSION, KIND } from '../api/constants.ts';
-import type { BackupSchedule } from '../api/index.ts';
+import { GROUP_VERSION_V1, KIND } from '../api/constants.ts';
+import type { v1 } from '../api/index.ts';
 import { BackupSchedule as BackupScheduleConstruct } from '../constructs/backup-schedule.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
@@ -20,18 +20,22 @@ export interface ExampleScheduleProps {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-/** The example spec: back up etcd at 02:00 every night, keep the last 7. Typed by the generated API. */
-export function nightlyEtcd(namespace: string): BackupSchedule {
+/**
+ * The example: back up etcd at 02:00 every night, keep one backup a day for a week, one a week for a
+ * month and one a month for half a year. Written in `kubelings.dev/v1`, the storage version a new user
+ * should start with; typed by the generated v1 API.
+ */
+export function nightlyEtcd(namespace: string): v1.BackupSchedule {
   return {
-    apiVersion: GROUP_VERSION,
+    apiVersion: GROUP_VERSION_V1,
     kind: KIND,
     metadata: { name: 'nightly-etcd', namespace },
     spec: {
       schedule: '0 2 * * *',
       timeZone: 'Etc/UTC',
-      source: { etcd: { endpoints: ['https://etcd-0.etcd:2379'], tlsSecretName: 'etcd-client-tls' } },
+      source: { type: 'Etcd', etcd: { endpoints: ['https://etcd-0.etcd:2379'], tlsSecretName: 'etcd-client-tls' } },
       destination: { persistentVolumeClaim: { claimName: 'etcd-backups', path: 'nightly' } },
-      retention: { keepLast: 7 },
+      retention: { keepDaily: 7, keepWeekly: 4, keepMonthly: 6 },
     },
   };
 }
@@ -42,7 +46,7 @@ export function nightlyEtcd(namespace: string): BackupSchedule {
  */
 export class ExampleSchedule extends Construct {
   /** The BackupSchedule, through the construct users import (validated at synth). */
-  public readonly schedule: BackupScheduleConstruct;
+  public readonly schedule: BackupScheduleConstruct<typeof GROUP_VERSION_V1>;
 
   public constructor(scope: Construct, id: string, props: ExampleScheduleProps = {}) {
     super(scope, id);
@@ -55,6 +59,7 @@ export class ExampleSchedule extends Construct {
     });
     const example = nightlyEtcd(namespace);
     this.schedule = new BackupScheduleConstruct(this, 'Resource', {
+      apiVersion: GROUP_VERSION_V1,
       metadata: {
         ...example.metadata,
         labels,

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { App, Chart, Yaml } from 'cdk8s';
-import { KIND } from '../api/constants.ts';
-import { JSON_SCHEMA_FILE, toEditorJsonSchema } from '../api/json-schema.ts';
+import { GROUP_VERSION, KIND, SERVED_GROUP_VERSIONS, type ServedGroupVersion } from '../api/constants.ts';
+import { jsonSchemaFile, toEditorJsonSchema } from '../api/json-schema.ts';
 import { ExampleChart } from './example-chart.ts';
 import { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
 import { SYNC_WAVE_ANNOTATION } from './sync-wave.ts';
@@ -22,7 +22,7 @@ export const KUSTOMIZATION_FILE = 'Kustomization';
 /** Sub-folder of the example BackupSchedule (and its Namespace). */
 export const EXAMPLES_DIR = 'examples';
 
-/** Sub-folder of the BackupSchedule JSON Schema for editors and CI (`backupschedule_v1alpha1.json`). */
+/** Sub-folder of the BackupSchedule JSON Schemas for editors and CI, one per served version (`backupschedule_v1alpha1.json`, `backupschedule_v1.json`). */
 export const SCHEMAS_DIR = 'schemas';
 
 /**
@@ -44,6 +44,7 @@ export const KIND_ORDER: readonly string[] = [
 ];
 
 interface Manifest {
+  readonly apiVersion: string;
   readonly kind: string;
   readonly metadata: { readonly name: string; readonly annotations?: Record<string, string> };
 }
@@ -71,16 +72,21 @@ function compareManifests(a: Manifest, b: Manifest): number {
  * Writes one chart's objects into `dir`, one per file named `<NN>-<kind>-<name>.yaml` with NN the apply
  * position, so that `kubectl create -f <dir>` (which reads a directory in lexical file order) creates a
  * Namespace before what lives in it; then the kustomization listing the same files in the same order.
+ * A BackupSchedule's file starts with a modeline pointing at the schema of its own version in `schemaDir`.
  */
-function writeChart(chart: Chart, dir: string, schemaFile: string): string[] {
+function writeChart(chart: Chart, dir: string, schemaDir: string): string[] {
   mkdirSync(dir, { recursive: true });
   // chart.toJson() resolves dependencies and runs every construct's validation, as `app.synth()` does.
   const manifests = (chart.toJson() as Manifest[]).slice().sort(compareManifests);
   const width = Math.max(2, String(manifests.length - 1).length);
   const files = manifests.map((m, i) => `${String(i).padStart(width, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`);
-  // The yaml-language-server modeline: editors complete and check a BackupSchedule against the schema.
-  const modeline = `# yaml-language-server: $schema=${relative(dir, schemaFile)}\n`;
-  manifests.forEach((m, i) => writeFileSync(join(dir, files[i] ?? ''), `${m.kind === KIND ? modeline : ''}${Yaml.stringify(m)}`));
+  // The yaml-language-server modeline: editors complete and check a BackupSchedule against its version's schema.
+  const modeline = (m: Manifest): string => {
+    if (m.kind !== KIND) return '';
+    const version = (SERVED_GROUP_VERSIONS as readonly string[]).includes(m.apiVersion) ? (m.apiVersion as ServedGroupVersion) : GROUP_VERSION;
+    return `# yaml-language-server: $schema=${relative(dir, join(schemaDir, jsonSchemaFile(version)))}\n`;
+  };
+  manifests.forEach((m, i) => writeFileSync(join(dir, files[i] ?? ''), `${modeline(m)}${Yaml.stringify(m)}`));
   const kustomization = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: files };
   writeFileSync(
     join(dir, KUSTOMIZATION_FILE),
@@ -106,8 +112,8 @@ function clean(outdir: string): void {
  * (unless `props.includeExample` is false). The example lives apart because kubectl maps every object
  * of a `kubectl create|apply -f` before creating any, so a custom resource cannot be created in the
  * same invocation as its CRD ("resource mapping not found … ensure CRDs are installed first"), and
- * `kubectl -f <dir>` without `-R` does not descend into sub-folders. The BackupSchedule JSON Schema goes
- * into `outdir/schemas/` (kubectl never reads .json files there without `-R`). Deterministic: same
+ * `kubectl -f <dir>` without `-R` does not descend into sub-folders. The BackupSchedule JSON Schemas, one
+ * per served version, go into `outdir/schemas/` (kubectl never reads .json files there without `-R`). Deterministic: same
  * props, same bytes.
  * @returns the folders written with their manifest file names, in apply order.
  */
@@ -116,10 +122,10 @@ export function synthesize(outdir: string, props: OperatorChartProps = {}): Synt
   const app = new App({ outdir });
   const operator = new OperatorChart(app, 'backupschedule-operator', props);
   const example = (props.includeExample ?? true) ? new ExampleChart(app, 'examples', { labels: operator.commonLabels }) : undefined;
-  const schemaFile = join(outdir, SCHEMAS_DIR, JSON_SCHEMA_FILE);
-  mkdirSync(join(outdir, SCHEMAS_DIR), { recursive: true });
-  writeFileSync(schemaFile, `${JSON.stringify(toEditorJsonSchema(), null, 2)}\n`);
-  const out: SynthesizedDir[] = [{ dir: '.', files: writeChart(operator, outdir, schemaFile) }];
-  if (example) out.push({ dir: EXAMPLES_DIR, files: writeChart(example, join(outdir, EXAMPLES_DIR), schemaFile) });
+  const schemaDir = join(outdir, SCHEMAS_DIR);
+  mkdirSync(schemaDir, { recursive: true });
+  for (const version of SERVED_GROUP_VERSIONS) writeFileSync(join(schemaDir, jsonSchemaFile(version)), `${JSON.stringify(toEditorJsonSchema(version), null, 2)}\n`);
+  const out: SynthesizedDir[] = [{ dir: '.', files: writeChart(operator, outdir, schemaDir) }];
+  if (example) out.push({ dir: EXAMPLES_DIR, files: writeChart(example, join(outdir, EXAMPLES_DIR), schemaDir) });
   return out;
 }

@@ -3,16 +3,22 @@
  * README "Backup container contract" documents the same).
  *
  *   <image entrypoint> backup --source=etcd --etcd-endpoints=<url,url> [--etcd-tls-dir=/etc/backup/etcd-tls]
- *                             --destination-dir=/backup/destination[/<path>] --keep-last=<N>
+ *                             --destination-dir=/backup/destination[/<path>] <retention>
  *   <image entrypoint> backup --source=pvc --source-dir=/backup/source
- *                             --destination-dir=/backup/destination[/<path>] --keep-last=<N>
+ *                             --destination-dir=/backup/destination[/<path>] <retention>
+ *
+ *   <retention>: [--keep-last=<N>] [--keep-daily=<N>] [--keep-weekly=<N>] [--keep-monthly=<N>]
+ *
+ * One flag per rule set in the schedule's v1 spec.retention, in that order (a v1alpha1 schedule is read
+ * through its v1 form, so it gets --keep-last only); no retention at all means --keep-last=7, the
+ * default the CRD applies.
  *
  * Environment: BACKUP_SCHEDULE_NAMESPACE, BACKUP_SCHEDULE_NAME (the owner), TMPDIR=/tmp.
  * Mounts: the destination claim read-write at /backup/destination; a source claim read-only at
  * /backup/source; the etcd TLS Secret read-only at /etc/backup/etcd-tls (ca.crt, tls.crt, tls.key);
  * a writable emptyDir at /tmp (the root filesystem is read-only).
  * The Pod runs as {@link BACKUP_USER_ID} unless spec.podSecurityContext names other IDs.
- * Exit code 0 = backup written, verified and old ones pruned to keep-last; 1 = failed; 2 = usage;
+ * Exit code 0 = backup written, verified and what no --keep-* rule keeps pruned; 1 = failed; 2 = usage;
  * 3 = volume archive written but incomplete (files changed while read); 4 = written and verified,
  * pruning failed. The Job retries 1 and 2; its podFailurePolicy fails it at once on 3 and 4.
  */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { validateBackupSchedule } from '../../src/api/index.ts';
+import { API_VERSION, API_VERSION_V1, GROUP_VERSION_V1, validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1 } from '../../src/api/index.ts';
 import { nightlyEtcd } from '../../src/manifests/index.ts';
 import { crdValidator } from '../manifests/dist-files.ts';
 import { INVALID_CASES, validSchedule } from './invalid-cases.ts';
@@ -14,12 +14,12 @@ describe('validateBackupSchedule', () => {
     expect(validateBackupSchedule(validSchedule())).toEqual([]);
   });
 
-  it('accepts the example nightly-etcd schedule', () => {
-    expect(validateBackupSchedule(nightlyEtcd('kubelings'))).toEqual([]);
+  it('accepts the example nightly-etcd schedule, written in v1', () => {
+    expect(validateBackupScheduleV1(nightlyEtcd('kubelings'))).toEqual([]);
   });
 
-  it.each(goldenInputs)('accepts golden input %s', (_file, input) => {
-    expect(validateBackupSchedule(input)).toEqual([]);
+  it.each(goldenInputs)('accepts golden input %s in its own version', (_file, input) => {
+    expect(validateAnyVersion(input)).toEqual([]);
   });
 
   it('has a corpus of at least 30 invalid schedules', () => {
@@ -88,11 +88,14 @@ describe('validateBackupSchedule', () => {
 
 describe('the synthesized CRD openAPIV3Schema', () => {
   const validate = crdValidator();
+  const validateV1 = crdValidator(undefined, API_VERSION_V1);
 
-  it('accepts the example and every golden input', () => {
+  it('accepts the example and every golden input in the version it is written in', () => {
     for (const input of [nightlyEtcd('kubelings'), ...goldenInputs.map(([, i]) => i)]) {
-      expect(validate(input), JSON.stringify(validate.errors)).toBe(true);
+      const check = (input as { apiVersion?: string }).apiVersion === GROUP_VERSION_V1 ? validateV1 : validate;
+      expect(check(input), JSON.stringify(check.errors)).toBe(true);
     }
+    expect(API_VERSION).toBe('v1alpha1');
   });
 
   it.each(INVALID_CASES.filter((c) => c.schemaRejects).map((c) => [c.name, c] as const))('rejects %s', (_name, c) => {

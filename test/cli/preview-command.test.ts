@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import type { BackupSchedule } from '../../src/api/index.ts';
+import type { AnyBackupSchedule, BackupSchedule } from '../../src/api/index.ts';
+import { toV1 } from '../../src/conversion/index.ts';
 import { buildCronJob } from '../../src/pure/index.ts';
 import { PREVIEW_UID, previewCronJob } from '../../src/pure/preview.ts';
 import type { PreviewItem } from '../../src/cli/preview-command.ts';
@@ -9,8 +10,9 @@ import { validSchedule } from '../api/invalid-cases.ts';
 import { cli } from './cli-io.ts';
 
 const EXAMPLE = 'dist/examples/01-backupschedule-nightly-etcd.yaml';
-const example = parse(readFileSync(EXAMPLE, 'utf8')) as BackupSchedule;
-const withUid = (s: BackupSchedule): BackupSchedule => ({ ...s, metadata: { ...s.metadata, uid: PREVIEW_UID } });
+const example = parse(readFileSync(EXAMPLE, 'utf8')) as AnyBackupSchedule;
+const withUid = (s: AnyBackupSchedule): AnyBackupSchedule => ({ ...s, metadata: { ...s.metadata, uid: PREVIEW_UID } });
+const argsOf = (doc: unknown): string[] => (doc as { spec: { jobTemplate: { spec: { template: { spec: { containers: { args: string[] }[] } } } } } }).spec.jobTemplate.spec.template.spec.containers[0]?.args ?? [];
 
 /** Removes the lines marked as server defaults, leaving what the controller sends. */
 const withoutDefaults = (yaml: string): string => yaml.split('\n').filter((l) => !l.endsWith('# default: set by the API server')).join('\n');
@@ -24,6 +26,40 @@ describe('backupschedule preview', () => {
     expect(parse(withoutDefaults(run.stdout))).toEqual(buildCronJob(withUid(example)));
     expect(run.stdout).toContain('# CronJob of BackupSchedule kubelings/nightly-etcd (dist/examples/01-backupschedule-nightly-etcd.yaml:2)');
     expect(run.stdout).toMatchSnapshot();
+  });
+
+  it('previews the v1 example with its grandfather-father-son flags and a v1 ownerReference', () => {
+    const run = cli(['preview', EXAMPLE]);
+    const job = parse(withoutDefaults(run.stdout)) as ReturnType<typeof buildCronJob>;
+    expect(argsOf(job).filter((a) => a.startsWith('--keep-'))).toEqual(['--keep-daily=7', '--keep-weekly=4', '--keep-monthly=6']);
+    expect(job.metadata?.ownerReferences?.[0]?.apiVersion).toBe('kubelings.dev/v1');
+  });
+
+  it('previews v1alpha1 and v1 documents of one input, each through buildCronJob in its own version', () => {
+    const alpha = validSchedule() as BackupSchedule;
+    const v1 = toV1({ ...alpha, metadata: { name: 'monthly', namespace: 'team-a' } });
+    v1.spec.retention = { keepMonthly: 12 };
+    const run = cli(['preview', '-o', 'json', '-'], `${JSON.stringify(alpha)}\n---\n${JSON.stringify(v1)}\n`);
+    expect(run.code, run.stderr).toBe(0);
+    const { items } = JSON.parse(run.stdout) as { items: PreviewItem[] };
+    expect(items.map((i) => i.cronJob)).toEqual([previewCronJob(alpha), previewCronJob(v1)]);
+    expect(items.map((i) => argsOf(i.cronJob).filter((a) => a.startsWith('--keep-')))).toEqual([['--keep-last=7'], ['--keep-monthly=12']]);
+    expect(items.map((i) => i.cronJob.metadata?.ownerReferences?.[0]?.apiVersion)).toEqual(['kubelings.dev/v1alpha1', 'kubelings.dev/v1']);
+  });
+
+  it('refuses a v1 schedule invalid in v1, naming the v1 field', () => {
+    const v1 = toV1(validSchedule() as BackupSchedule) as unknown as Record<string, any>;
+    delete v1['spec'].source.type;
+    const run = cli(['preview', '-'], JSON.stringify(v1, null, 2));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^<stdin>:\d+: spec\.source\.type: is required\n$/);
+  });
+
+  it('refuses an apiVersion that is not served, listing both served versions', () => {
+    const run = cli(['preview', '-'], JSON.stringify({ ...validSchedule(), apiVersion: 'kubelings.dev/v2' }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('<stdin>:1: apiVersion: must be one of "kubelings.dev/v1alpha1", "kubelings.dev/v1", got "kubelings.dev/v2"\n');
   });
 
   it('lists the CronJobs and their server defaults apart with --output json', () => {

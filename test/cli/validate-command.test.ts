@@ -39,12 +39,64 @@ spec:
   keeplast: 3
 `;
 
+/** A BackupSchedule document of `apiVersion` named `name`, its spec's lines after the schedule as given. */
+const scheduleDoc = (apiVersion: string, name: string, ...specLines: string[]): string =>
+  [`apiVersion: kubelings.dev/${apiVersion}`, 'kind: BackupSchedule', `metadata: {name: ${name}, namespace: team-a}`, 'spec:', '  schedule: "0 2 * * *"', ...specLines.map((l) => `  ${l}`), ''].join('\n');
+const ETCD = 'etcd: {endpoints: ["https://e:2379"]}';
+const DESTINATION = 'destination: {persistentVolumeClaim: {claimName: b}}';
+
+/** Five schedules, v1alpha1 then v1, each wrong in a way only its own version names. */
+const MIXED = [
+  scheduleDoc('v1alpha1', 'alpha-with-type', 'source:', '  type: Etcd', `  ${ETCD}`, DESTINATION, 'retention:', '  keepLast: 3', '  keepDaily: 7'),
+  scheduleDoc('v1', 'v1-without-type', 'source:', `  ${ETCD}`, DESTINATION),
+  scheduleDoc('v1', 'v1-daily-zero', `source: {type: Etcd, ${ETCD}}`, DESTINATION, 'retention: {keepDaily: 0}'),
+  scheduleDoc('v1', 'v1-wrong-member', 'source:', '  type: PersistentVolumeClaim', `  ${ETCD}`, DESTINATION),
+  scheduleDoc('v1', 'v1-empty-retention', `source: {type: Etcd, ${ETCD}}`, DESTINATION, 'retention: {}'),
+].join('---\n');
+
 describe('backupschedule validate', () => {
-  it('accepts the golden inputs and dist/, counting the other kinds it skips', () => {
+  it('accepts the golden inputs (v1alpha1 and v1 in one folder) and dist/, counting the other kinds it skips', () => {
     const run = cli(['validate', 'test/golden/inputs', 'dist/examples', 'dist/00-namespace-backupschedule-system.yaml']);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^17 BackupSchedule\(s\) in 19 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
+    expect(run.stderr).toMatch(/^21 BackupSchedule\(s\) in 23 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
+  });
+
+  it('checks each document of a mixed file in its own version, naming fields as that version has them', () => {
+    const path = file('mixed.yaml', MIXED);
+    const run = cli(['validate', path]);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')).toEqual([
+      `${path}:7: spec.source.type: is not a known field`,
+      `${path}:12: spec.retention.keepDaily: is not a known field`,
+      `${path}:19: spec.source.type: is required`,
+      `${path}:30: spec.retention.keepDaily: must be >= 1`,
+      `${path}:37: spec.source.persistentVolumeClaim: persistentVolumeClaim must be set exactly when type is PersistentVolumeClaim`,
+      `${path}:39: spec.source.etcd: etcd must be set exactly when type is Etcd`,
+      `${path}:49: spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set`,
+      '',
+    ]);
+    expect(run.stderr).toContain('5 BackupSchedule(s) in 1 file(s), 0 other object(s) skipped: 7 error(s)');
+  });
+
+  it('accepts a v1 schedule (GFS retention, source.type) next to a v1alpha1 one', () => {
+    const alpha = validSchedule();
+    const v1: Record<string, any> = { ...validSchedule(), apiVersion: 'kubelings.dev/v1', metadata: { name: 'gfs', namespace: 'team-a' } };
+    v1.spec = { ...v1.spec, source: { type: 'Etcd', ...v1.spec.source }, retention: { keepDaily: 7, keepWeekly: 4, keepMonthly: 6 } };
+    const run = cli(['validate', '-'], `${stringify(alpha)}---\n${stringify(v1)}`);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('2 BackupSchedule(s)');
+  });
+
+  it.each(['kubelings.dev/v2', 'kubelings.dev/v1beta1', 'backup.example.com/v1'])('reports apiVersion %s as not served, listing both served versions, and nothing else', (apiVersion) => {
+    const object: Record<string, any> = { ...validSchedule(), apiVersion };
+    object.spec.source = { type: 'Etcd', ...object.spec.source };
+    const run = cli(['validate', '-o', 'json', '-'], stringify(object));
+    expect(run.code).toBe(1);
+    expect((JSON.parse(run.stdout) as ValidateReport).errors).toEqual([
+      { file: '<stdin>', line: 1, object: 'team-a/nightly', field: 'apiVersion', message: `apiVersion: must be one of "kubelings.dev/v1alpha1", "kubelings.dev/v1", got "${apiVersion}"` },
+    ]);
   });
 
   it('prints file:line: field: message for every error, in file order, and exits 1', () => {

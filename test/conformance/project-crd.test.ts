@@ -90,7 +90,8 @@ describe('project CRD from dist/', () => {
   // parts of at most 14 characters, no negative quantity, a schedule of five fields or a descriptor) and
   // admits what they accept ('@every', blank-padded fields, quantities of any magnitude).
   const variant = (ns: string, name: string, spec: Record<string, unknown>): Doc => ({ ...exampleIn(ns), metadata: { name, namespace: ns }, spec: { ...(example!.spec as object), ...spec } });
-  const etcd = (endpoints: string[]) => ({ source: { etcd: { endpoints, tlsSecretName: 'etcd-client-tls' } } });
+  // The example's own source with other endpoints: a v1 example keeps its `type: Etcd`.
+  const etcd = (endpoints: string[]) => ({ source: { ...((example!.spec as { source: object }).source), etcd: { endpoints, tlsSecretName: 'etcd-client-tls' } } });
 
   it.each<[string, Record<string, unknown>, string]>([
     ['endpoints smuggled in one URL with commas', etcd(['https://a:2379,http://b:2379']), 'spec.source.etcd.endpoints[0]'],

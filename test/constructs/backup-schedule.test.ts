@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { BackupSchedule as BackupScheduleObject, BackupScheduleSpec } from '../../src/api/index.ts';
 import { buildCronJob } from '../../src/pure/index.ts';
-import { BackupSchedule, PREVIEW_UID, previewCronJob } from '../../src/constructs/index.ts';
+import { BackupSchedule, GROUP_VERSION_V1, PREVIEW_UID, previewCronJob, toV1, toV1alpha1, type v1 } from '../../src/constructs/index.ts';
 import { ExampleSchedule } from '../../src/manifests/index.ts';
 
 const spec: BackupScheduleSpec = {
@@ -82,9 +82,89 @@ describe('BackupSchedule construct', () => {
     }
   });
 
-  it('is what the operator\'s own ExampleSchedule uses', () => {
+  it('is what the operator\'s own ExampleSchedule uses, in v1', () => {
     const chart = new Chart(new App(), 'examples');
     const example = new ExampleSchedule(chart, 'Example');
     expect(example.schedule).toBeInstanceOf(BackupSchedule);
+    expect(example.schedule.toBackupSchedule().apiVersion).toBe(GROUP_VERSION_V1);
+  });
+});
+
+const specV1: v1.BackupScheduleSpec = {
+  schedule: '0 2 * * *',
+  source: { type: 'Etcd', etcd: { endpoints: ['https://etcd-0.etcd:2379'], tlsSecretName: 'etcd-client-tls' } },
+  destination: { persistentVolumeClaim: { claimName: 'etcd-backups', path: 'gfs' } },
+  retention: { keepDaily: 7, keepWeekly: 4, keepMonthly: 6 },
+};
+
+describe('BackupSchedule construct in kubelings.dev/v1', () => {
+  it('synthesizes a v1 BackupSchedule with the spec as given', () => {
+    const chart = new Chart(Testing.app(), 'team-a', { namespace: 'team-a', disableResourceNameHashes: true });
+    const schedule = new BackupSchedule(chart, 'gfs', { apiVersion: GROUP_VERSION_V1, metadata: { name: 'gfs' }, spec: specV1 });
+    const objects = Testing.synth(chart);
+    expect(objects).toEqual([{ apiVersion: 'kubelings.dev/v1', kind: 'BackupSchedule', metadata: { name: 'gfs', namespace: 'team-a' }, spec: specV1 }]);
+    expect(objects).toMatchSnapshot();
+    // Typed per version: a v1 manifest has the source discriminator.
+    const source: 'Etcd' | 'PersistentVolumeClaim' = schedule.toBackupSchedule().spec.source.type;
+    expect(source).toBe('Etcd');
+  });
+
+  it('gives toCronJob() the grandfather-father-son flags and the v1 ownerReference, as the controller builds it', () => {
+    const chart = new Chart(Testing.app(), 'c', { namespace: 'team-a' });
+    const schedule = new BackupSchedule(chart, 'gfs', { apiVersion: GROUP_VERSION_V1, metadata: { name: 'gfs' }, spec: specV1 });
+    const manifest = schedule.toBackupSchedule();
+    const job = schedule.toCronJob();
+    expect(job).toEqual(buildCronJob({ ...manifest, metadata: { ...manifest.metadata, uid: PREVIEW_UID } }));
+    expect(job.spec?.jobTemplate.spec?.template.spec?.containers[0]?.args?.filter((a) => a.startsWith('--keep-'))).toEqual(['--keep-daily=7', '--keep-weekly=4', '--keep-monthly=6']);
+    expect(job.metadata?.ownerReferences?.[0]?.apiVersion).toBe('kubelings.dev/v1');
+    expect(job).toMatchSnapshot();
+  });
+
+  it.each([
+    ['a source without type', { ...specV1, source: { etcd: specV1.source.etcd } }, 'spec.source.type: is required'],
+    ['a type naming the absent member', { ...specV1, source: { ...specV1.source, type: 'PersistentVolumeClaim' } }, 'spec.source.etcd: etcd must be set exactly when type is Etcd'],
+    ['keepDaily 0', { ...specV1, retention: { keepDaily: 0 } }, 'spec.retention.keepDaily: must be >= 1'],
+    ['a retention without a rule', { ...specV1, retention: {} }, 'spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set'],
+  ] as const)('fails Testing.synth on %s, naming the v1 field', (_name, bad, message) => {
+    const chart = Testing.chart();
+    new BackupSchedule(chart, 'bad', { apiVersion: GROUP_VERSION_V1, metadata: { name: 'bad' }, spec: bad as v1.BackupScheduleSpec });
+    expect(() => Testing.synth(chart)).toThrow(message);
+    expect(() => Testing.synth(chart)).toThrow('[test/bad]');
+  });
+
+  it('checks a v1alpha1 construct as v1alpha1: GFS rules and source.type are unknown there', () => {
+    const chart = Testing.chart();
+    new BackupSchedule(chart, 'alpha', { metadata: { name: 'alpha' }, spec: specV1 as unknown as BackupScheduleSpec });
+    expect(() => Testing.synth(chart)).toThrow('spec.source.type: is not a known field');
+    expect(() => Testing.synth(chart)).toThrow('spec.retention.keepDaily: is not a known field');
+  });
+
+  it('refuses an apiVersion patched to one that is not served, listing both served versions', () => {
+    const chart = Testing.chart();
+    const schedule = new BackupSchedule(chart, 'x', { apiVersion: GROUP_VERSION_V1, metadata: { name: 'x' }, spec: specV1 });
+    schedule.addJsonPatch(JsonPatch.replace('/apiVersion', 'kubelings.dev/v2'));
+    expect(() => Testing.synth(chart)).toThrow('apiVersion: must be one of "kubelings.dev/v1alpha1", "kubelings.dev/v1", got "kubelings.dev/v2"');
+  });
+
+  it('types spec by apiVersion at compile time', () => {
+    const chart = Testing.chart();
+    // @ts-expect-error a v1alpha1 spec (the default) has no source.type.
+    new BackupSchedule(chart, 'a', { spec: { ...spec, source: { type: 'Etcd', etcd: { endpoints: ['https://e:2379'] } } } });
+    // @ts-expect-error a v1 source needs its type.
+    new BackupSchedule(chart, 'b', { apiVersion: GROUP_VERSION_V1, spec: { ...specV1, source: { etcd: { endpoints: ['https://e:2379'] } } } });
+    expect(chart.node.children).toHaveLength(2);
+  });
+
+  it('converts a v1alpha1 app\'s schedule to v1 with toV1 and back with toV1alpha1, the same CronJob either way', () => {
+    const chart = new Chart(Testing.app(), 'c', { namespace: 'team-a' });
+    const alpha = new BackupSchedule(chart, 'app-data', { metadata: { name: 'app-data' }, spec });
+    const up = toV1(alpha.toBackupSchedule());
+    const migrated = new BackupSchedule(new Chart(Testing.app(), 'c', { namespace: 'team-a' }), 'app-data', { apiVersion: GROUP_VERSION_V1, metadata: { name: 'app-data' }, spec: up.spec });
+    expect(migrated.toBackupSchedule().spec.source).toEqual({ type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName: 'app-data' } });
+    expect(toV1alpha1(migrated.toBackupSchedule())).toEqual(alpha.toBackupSchedule());
+    const { ownerReferences: _a, ...alphaMeta } = alpha.toCronJob().metadata ?? {};
+    const { ownerReferences: _b, ...v1Meta } = migrated.toCronJob().metadata ?? {};
+    expect(v1Meta).toEqual(alphaMeta);
+    expect(migrated.toCronJob().spec).toEqual(alpha.toCronJob().spec);
   });
 });

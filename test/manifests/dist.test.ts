@@ -11,7 +11,7 @@ import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { describe, expect, it } from 'vitest';
-import { validateBackupSchedule } from '../../src/api/index.ts';
+import { API_VERSION_V1, GROUP_VERSION_V1, validateBackupScheduleV1 } from '../../src/api/index.ts';
 import { SYNC_WAVE_ANNOTATION } from '../../src/manifests/index.ts';
 import { crdValidator, DIST_DIR, DIST_EXAMPLES_DIR, readKustomization, readManifests, type Manifest } from './dist-files.ts';
 
@@ -71,13 +71,14 @@ describe('dist/', () => {
     expect(() => new Model!(m as never).validate()).not.toThrow();
   });
 
-  it('holds an example BackupSchedule valid for the CRD schema and validateBackupSchedule', () => {
+  it('holds an example BackupSchedule in v1, valid for the CRD\'s v1 schema and validateBackupScheduleV1, with GFS retention and source.type', () => {
     const schedules = examples.filter(([, m]) => m.kind === 'BackupSchedule').map(([, m]) => m);
-    expect(schedules.map((m) => `${m.metadata.namespace}/${m.metadata.name}`)).toEqual(['kubelings/nightly-etcd']);
-    const validate = crdValidator();
+    expect(schedules.map((m) => `${m.apiVersion} ${m.metadata.namespace}/${m.metadata.name}`)).toEqual([`${GROUP_VERSION_V1} kubelings/nightly-etcd`]);
+    const validate = crdValidator(DIST_DIR, API_VERSION_V1);
     for (const m of schedules) {
       expect(validate(m), JSON.stringify(validate.errors)).toBe(true);
-      expect(validateBackupSchedule(m)).toEqual([]);
+      expect(validateBackupScheduleV1(m)).toEqual([]);
+      expect(m['spec']).toMatchObject({ source: { type: 'Etcd' }, retention: { keepDaily: 7, keepWeekly: 4, keepMonthly: 6 } });
     }
   });
 

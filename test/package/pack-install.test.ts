@@ -20,6 +20,22 @@ const SPEC = `{
   destination: { persistentVolumeClaim: { claimName: 'backups', path: 'app' } },
   retention: { keepLast: KEEP },
 }`;
+/** A v1 schedule: grandfather-father-son retention, the source union's discriminator. */
+const SPEC_V1 = `{
+  schedule: '0 2 * * *',
+  source: { type: 'Etcd', etcd: { endpoints: ['https://etcd-0.etcd:2379'] } },
+  destination: { persistentVolumeClaim: { claimName: 'etcd-backups' } },
+  retention: { keepDaily: DAILY, keepWeekly: 4, keepMonthly: 6 },
+}`;
+const APP_V1 = `import { App, Chart } from 'cdk8s';
+import { BackupSchedule, GROUP_VERSION_V1, toV1alpha1 } from 'backupschedule-operator';
+
+const app = new App({ outdir: 'dist-v1' });
+const chart = new Chart(app, 'backups', { namespace: 'team-a', disableResourceNameHashes: true });
+const schedule = new BackupSchedule(chart, 'gfs', { apiVersion: GROUP_VERSION_V1, metadata: { name: 'gfs' }, spec: ${SPEC_V1} });
+app.synth();
+console.log(JSON.stringify({ cronJob: schedule.toCronJob(), alpha: toV1alpha1(schedule.toBackupSchedule()) }));
+`;
 const APP = `import { App, Chart, Testing } from 'cdk8s';
 import { BackupSchedule } from 'backupschedule-operator';
 
@@ -85,17 +101,37 @@ describe('the packed package in a scratch cdk8s app', () => {
     expect(synth.stderr).toContain('[backups/nightly] spec.retention.keepLast: must be <= 1000');
   });
 
+  it('synthesizes a v1 BackupSchedule (apiVersion kubelings.dev/v1) and previews its GFS CronJob; a bad v1 spec fails the synth', () => {
+    writeFileSync(join(app, 'v1.mjs'), APP_V1.replace('DAILY', '7'));
+    const synth = run(process.execPath, ['v1.mjs']);
+    expect(synth.status, synth.stderr).toBe(0);
+    const [manifest] = parseAllDocuments(readFileSync(join(app, 'dist-v1', 'backups.k8s.yaml'), 'utf8')).map((d) => d.toJS() as { apiVersion: string; spec: { source: { type: string } } });
+    expect(manifest).toMatchObject({ apiVersion: 'kubelings.dev/v1', spec: { source: { type: 'Etcd' }, retention: { keepDaily: 7, keepWeekly: 4, keepMonthly: 6 } } });
+    const { cronJob, alpha } = JSON.parse(synth.stdout) as { cronJob: { spec: { jobTemplate: { spec: { template: { spec: { containers: { args: string[] }[] } } } } } }; alpha: { apiVersion: string; spec: { retention: unknown } } };
+    expect(cronJob.spec.jobTemplate.spec.template.spec.containers[0]?.args.filter((a) => a.startsWith('--keep-'))).toEqual(['--keep-daily=7', '--keep-weekly=4', '--keep-monthly=6']);
+    expect(alpha).toMatchObject({ apiVersion: 'kubelings.dev/v1alpha1', spec: { retention: { keepLast: 1000 } } });
+    writeFileSync(join(app, 'v1-invalid.mjs'), APP_V1.replace('DAILY', '0'));
+    const invalid = run(process.execPath, ['v1-invalid.mjs']);
+    expect(invalid.status).not.toBe(0);
+    expect(invalid.stderr).toContain('[backups/gfs] spec.retention.keepDaily: must be >= 1');
+  });
+
   it('type-checks a TypeScript app against the shipped .d.ts (props typed from the schema)', () => {
     writeFileSync(
       join(app, 'typed.ts'),
       `import { Chart, Testing } from 'cdk8s';
-import { BackupSchedule, type BackupScheduleSpec, type CronJob } from 'backupschedule-operator';
+import { BackupSchedule, GROUP_VERSION_V1, type BackupScheduleSpec, type CronJob, type v1 } from 'backupschedule-operator';
 const spec: BackupScheduleSpec = ${SPEC.replace('KEEP', '7')};
 const schedule = new BackupSchedule(new Chart(Testing.app(), 'c'), 'x', { spec });
 const job: CronJob = schedule.toCronJob();
 export const image: string | undefined = job.spec?.jobTemplate.spec?.template.spec?.containers[0]?.image;
 // @ts-expect-error keepLast is a number: the types really come from the package.
 export const bad: BackupScheduleSpec = { ...spec, retention: { keepLast: 'seven' } };
+const specV1: v1.BackupScheduleSpec = ${SPEC_V1.replace('DAILY', '7')};
+const gfs = new BackupSchedule(new Chart(Testing.app(), 'v'), 'gfs', { apiVersion: GROUP_VERSION_V1, spec: specV1 });
+export const sourceType: 'Etcd' | 'PersistentVolumeClaim' = gfs.toBackupSchedule().spec.source.type;
+// @ts-expect-error the default version, v1alpha1, has no grandfather-father-son rules.
+new BackupSchedule(new Chart(Testing.app(), 'w'), 'alpha', { spec: { ...spec, retention: { keepDaily: 7 } } });
 `,
     );
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: true, types: [] }, files: ['typed.ts'] }));
@@ -120,8 +156,23 @@ export const bad: BackupScheduleSpec = { ...spec, retention: { keepLast: 'seven'
     expect([npx.status, npx.stdout]).toEqual([1, 'bad.yaml:9: spec.retention.keepLast: must be >= 1\n']);
   });
 
-  it('exports the JSON Schema for editors and kubeconform', () => {
-    const resolved = run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('backupschedule-operator/schemas/backupschedule_v1alpha1.json'))"]);
-    expect(JSON.parse(readFileSync(new URL(resolved.stdout.trim()), 'utf8'))).toEqual(JSON.parse(readFileSync(join(ROOT, 'dist/schemas/backupschedule_v1alpha1.json'), 'utf8')));
+  it.each(['backupschedule_v1alpha1.json', 'backupschedule_v1.json'])('exports the JSON Schema %s for editors and kubeconform', (file) => {
+    const resolved = run(process.execPath, ['--input-type=module', '-e', `console.log(import.meta.resolve('backupschedule-operator/schemas/${file}'))`]);
+    expect(resolved.status, resolved.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(new URL(resolved.stdout.trim()), 'utf8'))).toEqual(JSON.parse(readFileSync(join(ROOT, 'dist/schemas', file), 'utf8')));
+  });
+
+  it('validates and previews v1 and v1alpha1 documents of one file from the bin', () => {
+    writeFileSync(
+      join(app, 'mixed.yaml'),
+      'apiVersion: kubelings.dev/v1alpha1\nkind: BackupSchedule\nmetadata: {name: a, namespace: t}\nspec:\n  schedule: "0 2 * * *"\n  source: {persistentVolumeClaim: {claimName: a}}\n  destination: {persistentVolumeClaim: {claimName: b}}\n' +
+        '---\napiVersion: kubelings.dev/v1\nkind: BackupSchedule\nmetadata: {name: b, namespace: t}\nspec:\n  schedule: "0 3 * * *"\n  source: {type: PersistentVolumeClaim, persistentVolumeClaim: {claimName: a}}\n  destination: {persistentVolumeClaim: {claimName: b}}\n  retention: {keepWeekly: 8}\n',
+    );
+    const valid = bin('validate', 'mixed.yaml');
+    expect([valid.status, valid.stdout], valid.stderr).toEqual([0, '']);
+    const preview = bin('preview', 'mixed.yaml');
+    expect(preview.status, preview.stderr).toBe(0);
+    expect(preview.stdout).toContain('--keep-last=7');
+    expect(preview.stdout).toContain('--keep-weekly=8');
   });
 });

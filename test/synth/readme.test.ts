@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { renderApiReference } from '../../src/api/api-reference.ts';
+import type { AnyBackupSchedule } from '../../src/api/index.ts';
+import { buildCronJob } from '../../src/pure/index.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -17,6 +20,24 @@ describe('README.md', () => {
 
   it('holds the current v1 API reference (run `npm run import` if not)', () => {
     expect(README.includes(renderApiReference('v1')), 'README v1 API reference is stale: run `npm run import`').toBe(true);
+  });
+
+  it('lists every runner flag buildCronJob emits for the golden inputs in the Backup container contract, and so does backup-contract.ts', () => {
+    const inputs = new URL('../golden/inputs/', import.meta.url);
+    const flags = new Set(
+      readdirSync(inputs)
+        .map((file) => parse(readFileSync(new URL(file, inputs), 'utf8')) as AnyBackupSchedule)
+        .flatMap((input) => buildCronJob(input).spec?.jobTemplate.spec?.template.spec?.containers[0]?.args ?? [])
+        .filter((arg) => arg.startsWith('--'))
+        .map((arg) => arg.split('=')[0] ?? arg),
+    );
+    expect([...flags]).toEqual(expect.arrayContaining(['--keep-last', '--keep-daily', '--keep-weekly', '--keep-monthly']));
+    const contract = README.slice(README.indexOf('### Backup container contract'), README.indexOf('### The backup runner'));
+    const header = readFileSync(new URL('../../src/pure/backup-contract.ts', import.meta.url), 'utf8').split('*/')[0] ?? '';
+    for (const flag of flags) {
+      expect(contract, `README contract lacks ${flag}`).toContain(`${flag}=`);
+      expect(header, `backup-contract.ts header lacks ${flag}`).toContain(`${flag}=`);
+    }
   });
 
   it('documents every dependency of package.json', () => {
