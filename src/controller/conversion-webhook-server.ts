@@ -11,13 +11,12 @@ import type { RotationPolicy } from '../runtime/certificate-plan.ts';
 import type { BindAddress, RunningServer } from '../runtime/http-server.ts';
 import { startHttpsServer } from '../runtime/https-server.ts';
 import type { Logger } from '../runtime/logger.ts';
+import { webhookDnsNames } from '../pure/names.ts';
 import { caBundleInjector, type CrdClient } from './ca-bundle-injector.ts';
 import { CONVERSION_WEBHOOK_PATH, conversionWebhookHandler } from './conversion-webhook.ts';
 
-/** The webhook Service's DNS names, as kube-apiserver dials them (`<svc>.<ns>.svc`) and the long form. */
-export function webhookDnsNames(serviceName: string, namespace: string): string[] {
-  return [`${serviceName}.${namespace}.svc`, `${serviceName}.${namespace}.svc.cluster.local`];
-}
+/** The webhook Service's DNS names (shared with the cert-manager Certificate of src/manifests). */
+export { webhookDnsNames } from '../pure/names.ts';
 
 /** Options of {@link startConversionWebhook}. */
 export interface ConversionWebhookServerOptions {
