@@ -205,10 +205,13 @@ export class CertificateManager {
   }
 }
 
-/** Readiness: a replica is ready to take webhook calls once it serves a certificate from the Secret. */
-export function certificateLoadedCheck(manager: Pick<CertificateManager, 'credentials'>): HealthCheck {
+/**
+ * Readiness: a replica is ready to take webhook calls once it serves a valid certificate, from the Secret
+ * (a {@link CertificateManager}) or from files (a `CertificateDirectory`, which says why it has none).
+ */
+export function certificateLoadedCheck(source: { readonly credentials: ServingCredentials | undefined; readonly problem?: string | undefined }): HealthCheck {
   return {
     name: 'conversion-webhook-certificate',
-    check: () => (manager.credentials ? { ok: true } : { ok: false, reason: 'no serving certificate loaded from the Secret yet' }),
+    check: () => (source.credentials ? { ok: true } : { ok: false, reason: source.problem ?? 'no serving certificate loaded from the Secret yet' }),
   };
 }
