@@ -21,9 +21,10 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { realClock, type Clock, type TimerHandle } from './clock.ts';
+import { realClock, type Clock } from './clock.ts';
 import type { ServingCredentials } from './certificate-manager.ts';
 import type { Logger } from './logger.ts';
+import { PeriodicSync } from './periodic-sync.ts';
 import { checkKeyMatches, readCertificate } from './tls-certificates.ts';
 
 /** The file names in the directory: those of a `kubernetes.io/tls` Secret as cert-manager fills it. */
@@ -49,20 +50,19 @@ export interface CertificateDirectoryOptions {
 type DirectoryRead = { readonly ok: true; readonly credentials: ServingCredentials; readonly notAfter: number; readonly fingerprint: string } | { readonly ok: false; readonly problem: string };
 
 /** See the module doc. */
-export class CertificateDirectory {
+export class CertificateDirectory extends PeriodicSync {
   readonly #o: CertificateDirectoryOptions;
   readonly #clock: Clock;
-  #timer: TimerHandle | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = true;
   #loaded: { readonly credentials: ServingCredentials; readonly notAfter: number; readonly fingerprint: string } | undefined;
   /** The last read's problem, logged once until it changes. */
   #readProblem: string | undefined;
 
   constructor(options: CertificateDirectoryOptions) {
     if (options.dir === '') throw new TypeError('CertificateDirectory: dir must not be empty');
+    const clock = options.clock ?? realClock;
+    super(clock);
     this.#o = options;
-    this.#clock = options.clock ?? realClock;
+    this.#clock = clock;
   }
 
   /** The credentials served now, while they are valid (undefined once the loaded certificate expired). */
@@ -77,33 +77,12 @@ export class CertificateDirectory {
     return `no valid serving certificate loaded from ${this.#o.dir} yet${this.#readProblem ? `: ${this.#readProblem}` : ''}`;
   }
 
-  /** Reads the files now, then every `pollMs`. */
-  start(): void {
-    this.#stopped = false;
-    void this.sync();
-  }
-
-  /** Stops polling; a read in flight finishes. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
-  }
-
-  /** Reads the files now (and schedules the next poll); resolves when done. Concurrent calls share one read. */
-  sync(): Promise<void> {
-    this.#running ??= this.#poll().finally(() => (this.#running = undefined));
-    return this.#running;
-  }
-
-  async #poll(): Promise<void> {
+  /** One poll (`sync()` runs one now): loads the files when they changed and are valid. */
+  protected override async runOnce(): Promise<number> {
     const read = await this.#read();
     if (read.ok) this.#load(read);
     else this.#report(read.problem);
-    if (this.#stopped) return;
-    if (this.#timer) this.#clock.clearTimeout(this.#timer);
-    this.#timer = this.#clock.setTimeout(() => void this.sync(), this.#o.pollMs ?? 5_000);
+    return this.#o.pollMs ?? 5_000;
   }
 
   /** Reads the files; once more at once when that failed, in case kubelet removed the generation mid-read. */

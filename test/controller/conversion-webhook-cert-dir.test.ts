@@ -24,6 +24,7 @@ import { startTestApiServer } from '../apiserver/index.ts';
 import { applyDocuments, CONTROLLER_SA, CONTROLLER_USER } from '../e2e/harness.ts';
 import { caAndServing, KubeletSecretVolume, tlsSecretFiles } from '../runtime/kubelet-secret-volume.ts';
 import { tlsRequest } from '../runtime/tls-client.ts';
+import { conversionReview } from './conversion-review-fixture.ts';
 
 const NS = 'backupschedule-system';
 const SERVICE = 'backupschedule-operator-webhook';
@@ -31,22 +32,10 @@ const SERVERNAME = `${SERVICE}.${NS}.svc`;
 const POLL = 5_000;
 const WAIT = { timeout: 10_000, interval: 20 };
 
-const review = (uid: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'ConversionReview',
-  request: {
-    uid,
-    desiredAPIVersion: 'kubelings.dev/v1',
-    objects: [{
-      apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata: { name: 'nightly', namespace: 'team-a', uid: 'u1' },
-      spec: { schedule: '@daily', source: { etcd: { endpoints: ['https://e:2379'] } }, destination: { persistentVolumeClaim: { claimName: 'b' } }, retention: { keepLast: 7 } },
-    }],
-  },
-});
 
 /** One conversion; throws unless it is a 200 answering `uid` with a Success. */
 async function convert(url: string, caPem: string, uid: string): Promise<string> {
-  const res = await tlsRequest(`${url}/convert`, { caPem, servername: SERVERNAME, body: JSON.stringify(review(uid)) });
+  const res = await tlsRequest(`${url}/convert`, { caPem, servername: SERVERNAME, body: JSON.stringify(conversionReview(uid)) });
   const answer = JSON.parse(res.body) as { response?: { uid?: string; result?: { status?: string }; convertedObjects?: { apiVersion?: string }[] } };
   if (res.status !== 200 || answer.response?.uid !== uid || answer.response.result?.status !== 'Success' || answer.response.convertedObjects?.[0]?.apiVersion !== 'kubelings.dev/v1') {
     throw new Error(`${uid}: ${res.status} ${res.body.slice(0, 200)}`);

@@ -162,7 +162,7 @@ describe("synthesize with certificates: 'cert-manager'", () => {
   const dir = mkdtempSync(join(tmpdir(), 'synth-cert-manager-'));
   const controllerDir = mkdtempSync(join(tmpdir(), 'synth-controller-'));
   afterAll(() => [dir, controllerDir].forEach((d) => rmSync(d, { recursive: true, force: true })));
-  const [{ files }] = synthesize(dir, { certificates: 'cert-manager', includeExample: false }) as [{ files: readonly string[] }];
+  const files = synthesize(dir, { certificates: 'cert-manager', includeExample: false })[0]?.files ?? [];
 
   it('puts the Issuers, then the Certificates, after the Lease and before the Service and the Deployment that mounts the Secret', () => {
     expect(files.slice(-7)).toEqual([

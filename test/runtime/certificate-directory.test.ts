@@ -37,6 +37,13 @@ function source(overrides: Partial<CertificateDirectoryOptions> = {}) {
   });
   return { dir, clock, served, warnings, directory, ready: certificateLoadedCheck(directory) };
 }
+/** A source on a kubelet-style volume already holding the first pair. */
+function sourceOnVolume(overrides: Partial<CertificateDirectoryOptions> = {}) {
+  const s = source(overrides);
+  const volume = new KubeletSecretVolume(s.dir);
+  volume.write(tlsSecretFiles(first));
+  return { ...s, volume };
+}
 const fingerprint = (c: ServingCredentials | undefined): string | undefined => (c ? readCertificate(c.certPem).fingerprint256 : undefined);
 const certFingerprint = (pair: typeof first): string => readCertificate(pair.serving.certPem).fingerprint256;
 
@@ -60,9 +67,8 @@ describe('CertificateDirectory', () => {
   });
 
   it('follows kubelet\'s ..data symlink swap at the next poll, and hands over nothing while the files are unchanged', async () => {
-    const s = source();
-    const volume = new KubeletSecretVolume(s.dir);
-    volume.write(tlsSecretFiles(first));
+    const s = sourceOnVolume();
+    const { volume } = s;
     s.directory.start();
     await vi.waitFor(() => expect(s.served).toHaveLength(1), WAIT);
     expect(fingerprint(s.served[0])).toBe(certFingerprint(first));
@@ -82,7 +88,7 @@ describe('CertificateDirectory', () => {
     const s = source();
     s.directory.start();
     await vi.waitFor(() => expect(s.warnings).toHaveLength(1), WAIT);
-    const check = s.ready.check();
+    const check = await s.ready.check();
     expect(check.ok).toBe(false);
     expect(check.ok ? '' : check.reason).toMatch(new RegExp(`^no valid serving certificate loaded from ${s.dir} yet: cannot read tls.crt and tls.key`));
     await nextPoll(s);
@@ -96,9 +102,8 @@ describe('CertificateDirectory', () => {
   });
 
   it('keeps serving the previous pair when the key does not belong to the certificate (a writer caught mid-way), and loads the fixed pair', async () => {
-    const s = source();
-    const volume = new KubeletSecretVolume(s.dir);
-    volume.write(tlsSecretFiles(first));
+    const s = sourceOnVolume();
+    const { volume } = s;
     await s.directory.sync();
     volume.write({ ...tlsSecretFiles(second), 'tls.key': first.serving.keyPem });
     await s.directory.sync();
@@ -127,7 +132,7 @@ describe('CertificateDirectory', () => {
     expect(s.served).toHaveLength(1);
     s.clock.step(2 * 86_400_000);
     expect(s.directory.credentials).toBeUndefined();
-    const check = s.ready.check();
+    const check = await s.ready.check();
     expect(check.ok ? '' : check.reason).toMatch(/^the serving certificate from .* expired at /);
     await s.directory.stop();
   });
@@ -135,14 +140,13 @@ describe('CertificateDirectory', () => {
   it('reports a pair the server refuses, and keeps what it served', async () => {
     let refuse = false;
     const served: ServingCredentials[] = [];
-    const s = source({
+    const s = sourceOnVolume({
       onCredentials: (c) => {
         if (refuse) throw new Error('unsupported key');
         served.push(c);
       },
     });
-    const volume = new KubeletSecretVolume(s.dir);
-    volume.write(tlsSecretFiles(first));
+    const { volume } = s;
     await s.directory.sync();
     refuse = true;
     volume.write(tlsSecretFiles(second));
