@@ -92,13 +92,12 @@ export class CertificateDirectory extends PeriodicSync {
   }
 
   async #readOnce(): Promise<DirectoryRead & { readonly retry?: boolean }> {
-    let dir = this.#o.dir;
     let certPem: string;
     let keyPem: string;
-    let caPem = '';
+    let caPem: string;
     try {
       // kubelet's layout: read every file from the one generation `..data` points at now.
-      dir = await realpath(join(this.#o.dir, KUBELET_DATA_LINK)).catch((err: NodeJS.ErrnoException) => {
+      const dir = await realpath(join(this.#o.dir, KUBELET_DATA_LINK)).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return this.#o.dir;
         throw err;
       });
@@ -124,16 +123,18 @@ export class CertificateDirectory extends PeriodicSync {
   }
 
   #load(read: DirectoryRead & { ok: true }): void {
-    if (read.credentials === this.#loaded?.credentials) return;
-    try {
-      this.#o.onCredentials(read.credentials);
-    } catch (err) {
-      this.#report(`the server refused ${CERTIFICATE_FILES.cert}/${CERTIFICATE_FILES.key}: ${(err as Error).message}`);
-      return;
+    if (read.credentials !== this.#loaded?.credentials) {
+      try {
+        this.#o.onCredentials(read.credentials);
+      } catch (err) {
+        this.#report(`the server refused ${CERTIFICATE_FILES.cert}/${CERTIFICATE_FILES.key}: ${(err as Error).message}`);
+        return;
+      }
+      this.#loaded = { credentials: read.credentials, notAfter: read.notAfter, fingerprint: read.fingerprint };
+      this.#o.logger.info({ dir: this.#o.dir, notAfter: new Date(read.notAfter).toISOString(), fingerprint: read.fingerprint }, 'serving certificate loaded from files');
     }
+    // A good read ends a problem: the next one is logged again.
     this.#readProblem = undefined;
-    this.#loaded = { credentials: read.credentials, notAfter: read.notAfter, fingerprint: read.fingerprint };
-    this.#o.logger.info({ dir: this.#o.dir, notAfter: new Date(read.notAfter).toISOString(), fingerprint: read.fingerprint }, 'serving certificate loaded from files');
   }
 
   #report(problem: string): void {

@@ -114,6 +114,15 @@ describe('CertificateDirectory', () => {
     volume.write(tlsSecretFiles(second));
     await s.directory.sync();
     expect(fingerprint(s.directory.credentials)).toBe(certFingerprint(second));
+    // A good read of the pair already served ends the problem too: the same mistake later is reported again.
+    volume.write({ ...tlsSecretFiles(first), 'tls.key': second.serving.keyPem });
+    await s.directory.sync();
+    volume.write(tlsSecretFiles(second));
+    await s.directory.sync();
+    volume.write({ ...tlsSecretFiles(first), 'tls.key': second.serving.keyPem });
+    await s.directory.sync();
+    expect(s.warnings).toHaveLength(3);
+    expect(new Set(s.warnings).size).toBe(1);
     await s.directory.stop();
   });
 
