@@ -48,6 +48,12 @@ export interface ControllerOptions {
   readonly conversionWebhookServiceName: string;
   /** `--conversion-webhook-secret-name`: the Secret holding the CA and serving certificate. @default 'backupschedule-operator-webhook-tls' */
   readonly conversionWebhookSecretName: string;
+  /**
+   * `--conversion-webhook-cert-dir`: read the webhook's `tls.crt`/`tls.key` from this directory (a mounted
+   * Secret cert-manager keeps) instead of keeping them in the Secret; excludes `--conversion-webhook-secret-name`.
+   * @default undefined (the controller keeps the Secret)
+   */
+  readonly conversionWebhookCertDir: string | undefined;
 }
 
 /** What the command line asks for. */
@@ -97,6 +103,11 @@ Flags:
   --conversion-webhook-secret-name <name>
                                       Secret with the webhook's CA and certificate, kept by the leader
                                       (default: backupschedule-operator-webhook-tls)
+  --conversion-webhook-cert-dir <dir>
+                                      read the webhook's tls.crt and tls.key from this directory instead
+                                      (a mounted Secret kept by cert-manager), again whenever they change;
+                                      no Secret written, no caBundle injected. Excludes
+                                      --conversion-webhook-secret-name (default: unset)
   --help                              print this help
 `;
 
@@ -183,6 +194,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'conversion-webhook-bind-address': { type: 'string' },
         'conversion-webhook-service-name': { type: 'string' },
         'conversion-webhook-secret-name': { type: 'string' },
+        'conversion-webhook-cert-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -204,6 +216,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
   const namespaces = values.namespace ?? [];
   for (const ns of namespaces) {
     if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) throw new UsageError(`--namespace: ${JSON.stringify(ns)} is not a valid namespace name`);
+  }
+  if (values['conversion-webhook-cert-dir'] !== undefined && values['conversion-webhook-secret-name'] !== undefined) {
+    throw new UsageError('--conversion-webhook-cert-dir and --conversion-webhook-secret-name are mutually exclusive: the certificate is read from files kept by someone else (cert-manager), or kept by the controller in the Secret, not both');
   }
   const allowedBackupImages = (values['allowed-backup-images'] ?? []).flatMap((list) => list.split(',')).map((p) => p.trim());
   for (const pattern of allowedBackupImages) {
@@ -230,6 +245,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
       conversionWebhookAddress: bindAddress('conversion-webhook-bind-address', values['conversion-webhook-bind-address'] ?? '0'),
       conversionWebhookServiceName: dnsLabel('conversion-webhook-service-name', values['conversion-webhook-service-name']) ?? 'backupschedule-operator-webhook',
       conversionWebhookSecretName: dnsSubdomain('conversion-webhook-secret-name', values['conversion-webhook-secret-name']) ?? 'backupschedule-operator-webhook-tls',
+      conversionWebhookCertDir: nonEmpty('conversion-webhook-cert-dir', values['conversion-webhook-cert-dir']),
     },
   };
 }

@@ -14,4 +14,12 @@ export { CONTROLLER_NAME, startOperator, type OperatorEnvironment, type RunningO
 export { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';
 export { caBundleInjector, type CaBundleInjectorOptions, type CrdClient } from './ca-bundle-injector.ts';
 export { CONVERSION_WEBHOOK_PATH, conversionWebhookHandler, DEFAULT_MAX_REVIEW_BYTES, type ConversionWebhookOptions } from './conversion-webhook.ts';
-export { startConversionWebhook, webhookDnsNames, type ConversionWebhookServerOptions, type RunningConversionWebhook } from './conversion-webhook-server.ts';
+export {
+  startConversionWebhook,
+  webhookDnsNames,
+  type ConversionWebhookServerOptions,
+  type DirectoryCertificateOptions,
+  type RunningConversionWebhook,
+  type SecretCertificateOptions,
+  type WebhookCertificateSource,
+} from './conversion-webhook-server.ts';

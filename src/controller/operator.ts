@@ -365,25 +365,29 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     : undefined;
   if (metricsServer) servers.push(metricsServer);
   // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
-  // leader only (the gated client), read by all.
+  // leader only (the gated client), read by all. With --conversion-webhook-cert-dir, cert-manager keeps
+  // both: every replica only reads the mounted files.
   let webhook: RunningConversionWebhook | undefined;
   if (options.conversionWebhookAddress) {
     const gate = elector?.gate ?? openWriteGate;
     // Loaded only when asked for: node-forge and the certificate code stay out of a controller without it.
     const [{ startConversionWebhook }, { certificateLoadedCheck }] = await Promise.all([import('./conversion-webhook-server.ts'), import('../runtime/certificate-manager.ts')]);
+    const common = { address: options.conversionWebhookAddress, clock, logger };
     webhook = await withFlag(
       '--conversion-webhook-bind-address',
-      startConversionWebhook({
-        address: options.conversionWebhookAddress,
-        namespace: leaseNamespace,
-        serviceName: options.conversionWebhookServiceName,
-        secretName: options.conversionWebhookSecretName,
-        secrets: new ResourceClient<SecretObject>(client, SECRETS),
-        crds: new ResourceClient<KubeObject>(client, CRDS),
-        isLeader: () => gate.isOpen(),
-        clock,
-        logger,
-      }),
+      startConversionWebhook(
+        options.conversionWebhookCertDir !== undefined
+          ? { ...common, certDir: options.conversionWebhookCertDir }
+          : {
+              ...common,
+              namespace: leaseNamespace,
+              serviceName: options.conversionWebhookServiceName,
+              secretName: options.conversionWebhookSecretName,
+              secrets: new ResourceClient<SecretObject>(client, SECRETS),
+              crds: new ResourceClient<KubeObject>(client, CRDS),
+              isLeader: () => gate.isOpen(),
+            },
+      ),
     ).catch(async (err: unknown) => {
       await Promise.all(servers.map((s) => s.close()));
       throw err;

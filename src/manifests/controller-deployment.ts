@@ -4,7 +4,7 @@ import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
 import { DEFAULT_IMAGE } from '../pure/image.ts';
 import { imagePatternProblem } from '../pure/image-policy.ts';
-import { WEBHOOK_PORT } from './conversion-webhook.ts';
+import { WEBHOOK_PORT, type WebhookCertificates } from './conversion-webhook.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
@@ -12,6 +12,12 @@ import { SyncWave, syncWave } from './sync-wave.ts';
 export const METRICS_PORT = 8080;
 /** Port of /healthz and /readyz (`--health-probe-bind-address`). */
 export const HEALTH_PORT = 8081;
+
+/**
+ * Where the controller's container mounts the cert-manager-written webhook Secret (read-only), passed as
+ * `--conversion-webhook-cert-dir`.
+ */
+export const WEBHOOK_CERT_DIR = '/etc/conversion-webhook/tls';
 
 /** Props of ControllerDeployment. */
 export interface ControllerDeploymentProps {
@@ -57,16 +63,21 @@ export interface ControllerDeploymentProps {
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /**
    * Serve the conversion webhook on {@link WEBHOOK_PORT} (container port `webhook`), its certificate
-   * issued for `serviceName` and kept in `secretName`. Unset: the flag stays at its default, off.
+   * issued for `serviceName` and kept in `secretName`: by the controller (`certificates: 'controller'`,
+   * the default: `--conversion-webhook-secret-name`), or by cert-manager (`certificates: 'cert-manager'`:
+   * the Secret is mounted read-only at {@link WEBHOOK_CERT_DIR}, `--conversion-webhook-cert-dir`).
+   * Unset: the flag stays at its default, off.
    * @default undefined
    */
-  readonly conversionWebhook?: { readonly serviceName: string; readonly secretName: string };
+  readonly conversionWebhook?: { readonly serviceName: string; readonly secretName: string; readonly certificates?: WebhookCertificates };
   /**
    * Labels on the Deployment and its Pods; the selector uses only the stable name/instance pair.
    * @default {}
    */
   readonly labels?: Readonly<Record<string, string>>;
 }
+
+const WEBHOOK_TLS_VOLUME = 'conversion-webhook-tls';
 
 /** Pod label of the controller replicas that serve the conversion webhook (the webhook Service selects it). */
 export const SERVES_CONVERSION_LABEL = 'kubelings.dev/serves-conversion';
@@ -85,12 +96,13 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
     ...(props.watchedNamespaces ?? []).map((ns) => `--namespace=${ns}`),
     `--backup-image=${props.image ?? DEFAULT_IMAGE}`,
     ...((props.allowedBackupImages ?? []).length > 0 ? [`--allowed-backup-images=${(props.allowedBackupImages ?? []).join(',')}`] : []),
-    ...(props.conversionWebhook
-      ? [
-          `--conversion-webhook-bind-address=:${WEBHOOK_PORT}`,
-          `--conversion-webhook-service-name=${props.conversionWebhook.serviceName}`,
-          `--conversion-webhook-secret-name=${props.conversionWebhook.secretName}`,
-        ]
+    ...(props.conversionWebhook ? [`--conversion-webhook-bind-address=:${WEBHOOK_PORT}`] : []),
+    ...(props.conversionWebhook && props.conversionWebhook.certificates === 'cert-manager'
+      ? // cert-manager writes the certificate for the Service's names: the controller only reads the files.
+        [`--conversion-webhook-cert-dir=${WEBHOOK_CERT_DIR}`]
+      : []),
+    ...(props.conversionWebhook && props.conversionWebhook.certificates !== 'cert-manager'
+      ? [`--conversion-webhook-service-name=${props.conversionWebhook.serviceName}`, `--conversion-webhook-secret-name=${props.conversionWebhook.secretName}`]
       : []),
   ];
 }
@@ -127,6 +139,7 @@ export class ControllerDeployment extends Construct {
     const labels = { ...(props.labels ?? {}), ...selector, 'app.kubernetes.io/component': 'controller' };
     // Pods only: the Deployment's selector is immutable and must match old Pods too.
     const podLabels = { ...labels, ...serving };
+    const mountedSecret = props.conversionWebhook?.certificates === 'cert-manager' ? props.conversionWebhook.secretName : undefined;
     const probe = (path: string, periodSeconds: number): IProbe => ({
       httpGet: { path, port: 'health' },
       periodSeconds,
@@ -182,10 +195,15 @@ export class ControllerDeployment extends Construct {
                   runAsNonRoot: true,
                   capabilities: { drop: ['ALL'] },
                 },
-                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }, ...(mountedSecret ? [{ name: WEBHOOK_TLS_VOLUME, mountPath: WEBHOOK_CERT_DIR, readOnly: true }] : [])],
               },
             ],
-            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+            volumes: [
+              { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+              // 0644 (the API default, written out as kubebuilder's scaffold does): the container runs as
+              // 65532, not as the files' owner (root). kubelet updates the files in place when cert-manager renews.
+              ...(mountedSecret ? [{ name: WEBHOOK_TLS_VOLUME, secret: { secretName: mountedSecret, defaultMode: 0o644 } }] : []),
+            ],
           },
         },
       },

@@ -4,7 +4,8 @@ import type { INamespace } from 'kubernetes-models/v1/Namespace';
 import { DEFAULT_IMAGE } from '../pure/image.ts';
 import { OPERATOR_NAME } from '../pure/labels.ts';
 import { ControllerDeployment } from './controller-deployment.ts';
-import { ConversionWebhook } from './conversion-webhook.ts';
+import { certManagerNames, INJECT_CA_FROM_ANNOTATION } from './cert-manager.ts';
+import { ConversionWebhook, webhookCertificates, type WebhookCertificates } from './conversion-webhook.ts';
 import { BackupScheduleCrd } from './crd.ts';
 import { kubeObject } from './kube-object.ts';
 import { LeaderLease } from './leader-lease.ts';
@@ -51,6 +52,16 @@ export interface OperatorChartProps {
    * @default true
    */
   readonly includeExample?: boolean;
+  /**
+   * Who keeps the conversion webhook's certificate. `controller`: the controller keeps a CA and serving
+   * certificate in the shipped (empty) Secret, injects the CA into the CRD and rotates both, with a Role
+   * for that Secret and `get`/`patch` on the CRD. `cert-manager` (cert-manager ≥ 1.0 must be installed):
+   * a self-signed Issuer, a CA Certificate, a CA Issuer and the serving Certificate, the CRD annotated
+   * `cert-manager.io/inject-ca-from` for cainjector, the Secret mounted read-only into the Pods; no
+   * Secret shipped, and the controller gets no rights on Secrets or on the CRD.
+   * @default 'controller'
+   */
+  readonly certificates?: WebhookCertificates;
 }
 
 /** Name of the conversion webhook's Service. */
@@ -61,7 +72,8 @@ export const WEBHOOK_SECRET_NAME = `${OPERATOR_NAME}-webhook-tls`;
 /**
  * Everything the operator needs in a cluster: Namespace, CRD, RBAC (the controller's, and the viewer and
  * editor ClusterRoles aggregated into `view`/`edit`/`admin`), Lease, controller Deployment, and the
- * conversion webhook's Service and certificate Secret.
+ * conversion webhook's Service and certificate Secret (or, with `certificates: 'cert-manager'`, the
+ * cert-manager Issuers and Certificates that write it).
  * The example BackupSchedule is a separate chart (`ExampleChart`): it cannot be created by the
  * same `kubectl create -f` as its CRD. Names are explicit; nothing carries a cdk8s hash.
  */
@@ -81,10 +93,17 @@ export class OperatorChart extends Chart {
       metadata: { name: namespace, labels, annotations: syncWave(SyncWave.namespace) },
     });
     // Every replica serves the conversion webhook (v1 is stored, v1alpha1 converted), with the
-    // certificate the controller keeps in the shipped Secret.
-    const webhook = { serviceName: WEBHOOK_SERVICE_NAME, secretName: WEBHOOK_SECRET_NAME };
-    new BackupScheduleCrd(this, 'Crd', { labels, webhookService: { namespace, name: webhook.serviceName } });
-    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, webhookSecretName: webhook.secretName });
+    // certificate the controller keeps in the shipped Secret, or the one cert-manager writes into it.
+    const certificates = webhookCertificates(props.certificates, 'OperatorChart: certificates');
+    const webhook = { serviceName: WEBHOOK_SERVICE_NAME, secretName: WEBHOOK_SECRET_NAME, certificates };
+    const byCertManager = certificates === 'cert-manager';
+    new BackupScheduleCrd(this, 'Crd', {
+      labels,
+      webhookService: { namespace, name: webhook.serviceName },
+      ...(byCertManager ? { annotations: { [INJECT_CA_FROM_ANNOTATION]: `${namespace}/${certManagerNames(OPERATOR_NAME).servingCertificate}` } } : {}),
+    });
+    // Least privilege: with cert-manager the controller only reads the mounted files, no Secret nor CRD rights.
+    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, ...(byCertManager ? {} : { webhookSecretName: webhook.secretName }) });
     new UserClusterRoles(this, 'UserRoles', { namePrefix: 'backupschedule', labels });
     new LeaderLease(this, 'LeaderLease', { name: leaseName, namespace, labels });
     const controller = new ControllerDeployment(this, 'Controller', {
@@ -100,6 +119,6 @@ export class OperatorChart extends Chart {
       labels,
       conversionWebhook: webhook,
     });
-    new ConversionWebhook(this, 'ConversionWebhook', { namespace, ...webhook, selector: controller.webhookSelector, labels });
+    new ConversionWebhook(this, 'ConversionWebhook', { namespace, ...webhook, certManagerNamePrefix: OPERATOR_NAME, selector: controller.webhookSelector, labels });
   }
 }

@@ -20,7 +20,8 @@ export interface OperatorRbacProps {
   readonly leaseName: string;
   /**
    * Name of the conversion webhook's certificate Secret: when set, a Role for that one Secret and the
-   * rule for the one CRD whose caBundle the controller injects. Unset: no webhook, no such rights.
+   * rule for the one CRD whose caBundle the controller injects. Unset: no such rights (no webhook, or
+   * cert-manager keeps its certificate and injects the CA).
    * @default undefined
    */
   readonly webhookSecretName?: string;

@@ -38,6 +38,9 @@ export const KIND_ORDER: readonly string[] = [
   'Role',
   'RoleBinding',
   'Lease',
+  // cert-manager's: an Issuer before the Certificates it signs; both before the Deployment mounting the Secret.
+  'Issuer',
+  'Certificate',
   'Secret',
   'Service',
   'Deployment',

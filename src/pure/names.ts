@@ -40,3 +40,11 @@ export function childNameFor(scheduleName: string): string {
 export function labelValueFor(scheduleName: string): string {
   return truncateWithHash(scheduleName, MAX_LABEL_VALUE_LENGTH);
 }
+
+/**
+ * The DNS names of a Service as a webhook certificate must carry them: `<service>.<namespace>.svc`
+ * (the name kube-apiserver dials for a `clientConfig.service`) and the long `….svc.cluster.local` form.
+ */
+export function webhookDnsNames(serviceName: string, namespace: string): string[] {
+  return [`${serviceName}.${namespace}.svc`, `${serviceName}.${namespace}.svc.cluster.local`];
+}

@@ -8,7 +8,7 @@
  */
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-status-error.ts';
 import type { KubeObject } from '../kube/object.ts';
-import { realClock, type Clock, type TimerHandle } from './clock.ts';
+import { realClock, type Clock } from './clock.ts';
 import {
   CERTIFICATE_SECRET_KEYS,
   planCertificates,
@@ -19,6 +19,7 @@ import {
 } from './certificate-plan.ts';
 import type { HealthCheck } from './health.ts';
 import type { Logger } from './logger.ts';
+import { PeriodicSync } from './periodic-sync.ts';
 import { WriteGateClosedError } from './write-gate.ts';
 
 /** A core/v1 Secret, as far as this module reads it. */
@@ -64,21 +65,19 @@ export interface CertificateManagerOptions {
 }
 
 /** See the module doc. */
-export class CertificateManager {
+export class CertificateManager extends PeriodicSync {
   readonly #o: CertificateManagerOptions;
   readonly #clock: Clock;
-  #timer: TimerHandle | undefined;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #stopped = true;
   #served: string | undefined;
   #waitingLogged = false;
   #credentials: ServingCredentials | undefined;
 
   constructor(options: CertificateManagerOptions) {
     if (options.policy.dnsNames.length === 0) throw new TypeError('CertificateManager: policy.dnsNames must not be empty');
+    const clock = options.clock ?? realClock;
+    super(clock);
     this.#o = options;
-    this.#clock = options.clock ?? realClock;
+    this.#clock = clock;
   }
 
   /** The credentials served now, once the Secret held a valid serving certificate. */
@@ -86,51 +85,19 @@ export class CertificateManager {
     return this.#credentials;
   }
 
-  /** Starts syncing (the first sync at once). */
-  start(): void {
-    this.#stopped = false;
-    void this.sync();
-  }
-
-  /** Stops the timer; a sync in flight finishes. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
-  }
-
-  /** Syncs now (e.g. on becoming leader); resolves when done. Concurrent calls coalesce. */
-  sync(): Promise<void> {
-    if (this.#running) {
-      this.#again = true;
-      return this.#running;
+  /** One sync (`sync()` runs one now, e.g. on becoming leader); a failure is logged and retried after `retryMs`. */
+  protected override async runOnce(): Promise<number> {
+    try {
+      return await this.#syncOnce();
+    } catch (err) {
+      const level = err instanceof WriteGateClosedError ? 'debug' : 'warn';
+      this.#o.logger[level]({ err: String(err), secret: this.#ref() }, 'certificate sync failed; retrying');
+      return this.#o.retryMs ?? 5_000;
     }
-    this.#running = (async () => {
-      do {
-        this.#again = false;
-        let nextMs: number;
-        try {
-          nextMs = await this.#syncOnce();
-        } catch (err) {
-          nextMs = this.#o.retryMs ?? 5_000;
-          const level = err instanceof WriteGateClosedError ? 'debug' : 'warn';
-          this.#o.logger[level]({ err: String(err), secret: this.#ref() }, 'certificate sync failed; retrying');
-        }
-        this.#schedule(nextMs);
-      } while (this.#again && !this.#stopped);
-    })().finally(() => (this.#running = undefined));
-    return this.#running;
   }
 
   #ref(): string {
     return `${this.#o.namespace}/${this.#o.secretName}`;
-  }
-
-  #schedule(ms: number): void {
-    if (this.#stopped) return;
-    if (this.#timer) this.#clock.clearTimeout(this.#timer);
-    this.#timer = this.#clock.setTimeout(() => void this.sync(), Math.max(0, ms));
   }
 
   async #read(): Promise<SecretObject | undefined> {
@@ -205,10 +172,13 @@ export class CertificateManager {
   }
 }
 
-/** Readiness: a replica is ready to take webhook calls once it serves a certificate from the Secret. */
-export function certificateLoadedCheck(manager: Pick<CertificateManager, 'credentials'>): HealthCheck {
+/**
+ * Readiness: a replica is ready to take webhook calls once it serves a valid certificate, from the Secret
+ * (a {@link CertificateManager}) or from files (a `CertificateDirectory`, which says why it has none).
+ */
+export function certificateLoadedCheck(source: { readonly credentials: ServingCredentials | undefined; readonly problem?: string | undefined }): HealthCheck {
   return {
     name: 'conversion-webhook-certificate',
-    check: () => (manager.credentials ? { ok: true } : { ok: false, reason: 'no serving certificate loaded from the Secret yet' }),
+    check: () => (source.credentials ? { ok: true } : { ok: false, reason: source.problem ?? 'no serving certificate loaded from the Secret yet' }),
   };
 }

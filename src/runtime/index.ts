@@ -25,6 +25,7 @@ export * from './https-server.ts';
 export * from './tls-certificates.ts';
 export * from './certificate-plan.ts';
 export * from './certificate-manager.ts';
+export * from './certificate-directory.ts';
 export * from './health.ts';
 export * from './logger.ts';
 export * from './shutdown.ts';

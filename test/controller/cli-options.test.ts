@@ -24,6 +24,7 @@ describe('parseCommandLine', () => {
         conversionWebhookAddress: undefined,
         conversionWebhookServiceName: 'backupschedule-operator-webhook',
         conversionWebhookSecretName: 'backupschedule-operator-webhook-tls',
+        conversionWebhookCertDir: undefined,
       },
     });
   });
@@ -44,6 +45,11 @@ describe('parseCommandLine', () => {
     expect(command).toMatchObject({
       options: { conversionWebhookAddress: { host: '0.0.0.0', port: 9443 }, conversionWebhookServiceName: 'hook', conversionWebhookSecretName: 'hook-tls.v2' },
     });
+  });
+
+  it('reads --conversion-webhook-cert-dir (the cert-manager variant of dist/), with the Secret name left at its default', () => {
+    const command = parseCommandLine(['--conversion-webhook-bind-address=:9443', '--conversion-webhook-cert-dir=/etc/conversion-webhook/tls']);
+    expect(command).toMatchObject({ options: { conversionWebhookAddress: { port: 9443 }, conversionWebhookCertDir: '/etc/conversion-webhook/tls' } });
   });
 
   it.each<[string[], boolean]>([
@@ -82,6 +88,9 @@ describe('parseCommandLine', () => {
     [['--conversion-webhook-bind-address=9443'], '--conversion-webhook-bind-address: "9443" is not host:port'],
     [['--conversion-webhook-service-name=1hook'], '--conversion-webhook-service-name: "1hook" is not a valid Service name'],
     [['--conversion-webhook-secret-name=Hook'], '--conversion-webhook-secret-name: "Hook" is not a valid Secret name'],
+    [['--conversion-webhook-cert-dir='], '--conversion-webhook-cert-dir: must not be empty'],
+    [['--conversion-webhook-cert-dir=/tls', '--conversion-webhook-secret-name=hook-tls'], '--conversion-webhook-cert-dir and --conversion-webhook-secret-name are mutually exclusive'],
+    [['--conversion-webhook-secret-name=hook-tls', '--conversion-webhook-cert-dir', '/tls'], '--conversion-webhook-cert-dir and --conversion-webhook-secret-name are mutually exclusive'],
     [['--allowed-backup-images=a/*,,b'], '--allowed-backup-images: an image pattern must not be empty'],
     [['--allowed-backup-images=a/*\tb'], '--allowed-backup-images: image pattern "a/*\\tb" contains whitespace'],
   ])('rejects %j with a message naming the flag', (argv, message) => {

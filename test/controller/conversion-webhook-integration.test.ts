@@ -22,6 +22,7 @@ import { applyDocuments, CONTROLLER_SA, CONTROLLER_USER } from '../e2e/harness.t
 import { Testing } from 'cdk8s';
 import { OperatorChart } from '../../src/manifests/index.ts';
 import { tlsRequest } from '../runtime/tls-client.ts';
+import { conversionReview } from './conversion-review-fixture.ts';
 
 const NS = 'backupschedule-system';
 const SERVICE = 'backupschedule-operator-webhook';
@@ -100,18 +101,7 @@ async function afterResyncs(assertion: () => void | Promise<void>, stepMs = RESY
   }, WAIT);
 }
 
-const review = (uid: string) => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'ConversionReview',
-  request: {
-    uid,
-    desiredAPIVersion: 'kubelings.dev/v1',
-    objects: [{
-      apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata: { name: 'nightly', namespace: 'team-a', uid: 'u1' },
-      spec: { schedule: '@daily', source: { etcd: { endpoints: ['https://e:2379'] } }, destination: { persistentVolumeClaim: { claimName: 'b' } }, retention: { keepLast: 7 } },
-    }],
-  },
-});
+const review = conversionReview;
 
 beforeAll(async () => {
   server = await startTestApiServer();

@@ -161,6 +161,8 @@ export interface ClusterOptions {
    * @default false
    */
   readonly examples?: boolean;
+  /** The operator's objects, instead of dist/'s (another synth variant). @default the objects of dist/ */
+  readonly documents?: readonly KubeObject[];
   /** Filters the objects to apply. @default all of dist/ (and dist/examples/ with `examples`) */
   readonly filter?: (doc: KubeObject) => boolean;
   /** Rewrites objects of dist/ before they are applied (e.g. RBAC minus one rule). @default none */
@@ -187,7 +189,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const adminKubeconfig = join(dir, 'admin.kubeconfig');
   writeFileSync(adminKubeconfig, server.kubeconfig());
   const admin = clientFromKubeconfig(server.kubeconfig());
-  const all = [...distDocuments(), ...(options.examples === true ? exampleDocuments() : [])];
+  const all = [...(options.documents ?? distDocuments()), ...(options.examples === true ? exampleDocuments() : [])];
   const docs = all.filter(options.filter ?? (() => true)).map(options.rewrite ?? ((d) => d));
   await applyDocuments(admin, docs);
   // The CRD is served once established; tests create BackupSchedules right away.

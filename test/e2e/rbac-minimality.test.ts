@@ -5,10 +5,19 @@
  * including an aggregated repeat, the conversion webhook's certificate Secret and CRD caBundle, so that a
  * schedule written in v1alpha1 is converted) fails, and the request log shows the controller being refused (403). With the full RBAC it
  * passes without a single 403. The server enforces OwnerReferencesPermissionEnforcement (see the
- * harness), which makes `backupschedules/finalizers: update` provable too.
+ * harness), which makes `backupschedules/finalizers: update` provable too. The `certificates: 'cert-manager'`
+ * variant, whose controller roles are those of dist/ less the Secret Role and the CRD rule, passes the same
+ * scenario with no 403 and without a single request for a Secret or the CRD.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Testing } from 'cdk8s';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/object.ts';
+import { OperatorChart, WEBHOOK_SERVICE_NAME } from '../../src/manifests/index.ts';
+import { webhookDnsNames } from '../../src/pure/names.ts';
+import { caAndServing, KubeletSecretVolume, tlsSecretFiles } from '../runtime/kubelet-secret-volume.ts';
 import { buildBundle, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, distDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
 import { api, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
 
@@ -57,12 +66,21 @@ beforeAll(async () => {
 interface Outcome {
   readonly completed: boolean;
   readonly forbidden: string[];
+  /** The resources the controller sent requests for. */
+  readonly resources: ReadonlySet<string>;
   readonly log: readonly string[];
 }
 
+/** Another synth variant than dist/'s: its objects, and the controller flags its Deployment adds. */
+interface Variant {
+  readonly documents: readonly KubeObject[];
+  readonly args: readonly string[];
+}
+
 /** Starts a cluster whose RBAC lacks `without` (if given), runs the scenario, reports what happened. */
-async function runScenario(without?: RuleCase): Promise<Outcome> {
+async function runScenario(without?: RuleCase, variant?: Variant): Promise<Outcome> {
   const cluster: Cluster = await startCluster({
+    ...(variant ? { documents: variant.documents } : {}),
     rewrite: (doc) => {
       if (!without || `${doc.kind}/${doc.metadata.name}` !== without.role) return doc;
       const role = structuredClone(doc) as RoleDoc;
@@ -73,7 +91,7 @@ async function runScenario(without?: RuleCase): Promise<Outcome> {
     },
   });
   const controller = ControllerProcess.start(bundle, [
-    '--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`, WEBHOOK_FLAG,
+    '--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`, WEBHOOK_FLAG, ...(variant?.args ?? []),
   ]);
   const forbidden = (): string[] =>
     cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && e.code === 403).map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`);
@@ -112,7 +130,8 @@ async function runScenario(without?: RuleCase): Promise<Outcome> {
     await Promise.race([run, refused]);
     // A scenario that failed before any refusal is a broken test setup, not evidence about RBAC.
     if (failure !== undefined && forbidden().length === 0) throw failure;
-    return { completed, forbidden: [...new Set(forbidden())], log: controller.lines };
+    const resources = new Set(cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER).map((e) => e.resource));
+    return { completed, forbidden: [...new Set(forbidden())], resources, log: controller.lines };
   } finally {
     await controller.stop();
     await cluster.stop();
@@ -147,4 +166,45 @@ describe('RBAC minimality', () => {
     },
     30_000,
   );
+});
+
+/**
+ * The `certificates: 'cert-manager'` variant, with cert-manager's part played here: its Issuers and
+ * Certificates are not applied (the test API server does not serve them); a CA and serving certificate
+ * go into a directory written as kubelet projects the Secret, and the CA into the CRD's caBundle, as
+ * cainjector does. The controller reads the files (`--conversion-webhook-cert-dir`).
+ */
+async function certManagerVariant(dir: string): Promise<Variant> {
+  const pair = await caAndServing(webhookDnsNames(WEBHOOK_SERVICE_NAME, CONTROLLER_SA.namespace));
+  new KubeletSecretVolume(dir).write(tlsSecretFiles(pair));
+  const caBundle = Buffer.from(pair.ca.certPem).toString('base64');
+  const objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { certificates: 'cert-manager', namespace: CONTROLLER_SA.namespace })) as KubeObject[];
+  const documents = objects
+    .filter((o) => o.kind !== 'Issuer' && o.kind !== 'Certificate')
+    .map((o) => {
+      if (o.kind !== 'CustomResourceDefinition') return o;
+      const crd = structuredClone(o) as KubeObject & { spec: { conversion: { webhook: { clientConfig: Record<string, unknown> } } } };
+      crd.spec.conversion.webhook.clientConfig['caBundle'] = caBundle;
+      return crd;
+    });
+  return { documents, args: [`--conversion-webhook-cert-dir=${dir}`] };
+}
+
+describe("RBAC of the certificates: 'cert-manager' variant", () => {
+  it('passes the same scenario, conversions included, with no 403 and no request for a Secret or the CRD', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bks-cert-dir-'));
+    try {
+      const variant = await certManagerVariant(dir);
+      const roles = variant.documents.filter((d) => d.kind === 'Role' || d.kind === 'ClusterRole').map((d) => `${d.kind}/${d.metadata.name}`);
+      expect(roles).not.toContain('Role/backupschedule-operator-webhook-certificate');
+      const outcome = await runScenario(undefined, variant);
+      expect(outcome.forbidden).toEqual([]);
+      expect(outcome.completed).toBe(true);
+      expect(outcome.resources.has('secrets')).toBe(false);
+      expect(outcome.resources.has('customresourcedefinitions')).toBe(false);
+      expect(outcome.resources.has('backupschedules')).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

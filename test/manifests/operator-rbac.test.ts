@@ -37,3 +37,28 @@ describe('OperatorRbac', () => {
     expect(byKind('RoleBinding')['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'op-leader-election' });
   });
 });
+
+describe('OperatorRbac: the conversion webhook certificate rights', () => {
+  const synthRbac = (webhookSecretName?: string): Record<string, any>[] => {
+    const chart = Testing.chart();
+    new OperatorRbac(chart, 'Rbac', { name: 'op', namespace: 'op-system', leaseName: 'op-leader', ...(webhookSecretName ? { webhookSecretName } : {}) });
+    return Testing.synth(chart) as Record<string, any>[];
+  };
+  const resourcesOf = (objects: Record<string, any>[]): string[] =>
+    objects.filter((o) => o['kind'] === 'ClusterRole' || o['kind'] === 'Role').flatMap((o) => o['rules'].flatMap((r: any) => r.resources));
+
+  it('with a webhook Secret kept by the controller: a Role for that one Secret (get, update) and get, patch on the one CRD', () => {
+    const objects = synthRbac('op-webhook-tls');
+    const secretRole = objects.find((o) => o['kind'] === 'Role' && o['metadata'].name === 'op-webhook-certificate') as Record<string, any>;
+    expect(secretRole['rules']).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['op-webhook-tls'], verbs: ['get', 'update'] }]);
+    expect(objects.find((o) => o['kind'] === 'ClusterRole')?.['rules'].at(-1)).toEqual({ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['backupschedules.kubelings.dev'], verbs: ['get', 'patch'] });
+  });
+
+  it('without (cert-manager keeps the certificate and injects the CA): no right on any Secret nor on the CRD', () => {
+    const objects = synthRbac();
+    expect(objects.map((o) => o['kind'])).toEqual(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+    expect(resourcesOf(objects)).not.toContain('secrets');
+    expect(resourcesOf(objects)).not.toContain('customresourcedefinitions');
+    expect(resourcesOf(synthRbac('op-webhook-tls'))).toEqual(expect.arrayContaining(['secrets', 'customresourcedefinitions']));
+  });
+});
