@@ -67,6 +67,7 @@ export class UsageError extends Error {
 /** The `--help` text. */
 export const USAGE = `Usage: controller [flags]
        controller backup ...   (the backup Job runner: see "controller backup --help")
+       controller migrate-storage ...   (rewrite stored objects in the CRD's storage version: see "controller migrate-storage --help")
 
 Reconciles BackupSchedules (kubelings.dev/v1alpha1) into CronJobs.
 
@@ -191,7 +192,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (known subcommands: backup)`);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (known subcommands: backup, migrate-storage)`);
 
   const logLevel = values['log-level'] ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {

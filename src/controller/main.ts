@@ -2,7 +2,8 @@
  * Entry point of the controller image (bundled into build/controller.mjs by scripts/bundle.ts) and of
  * `npm run controller -- <flags>`. Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT; 1 if it overran its deadline) or
  * `--help`; 1 on a runtime failure (caches never synced, no configuration, a port in use); 2 on a bad
- * flag. `backup …` is the backup Job runner (src/backup/main.ts documents its exit codes).
+ * flag. `backup …` is the backup Job runner (src/backup/main.ts documents its exit codes);
+ * `migrate-storage …` the storage-version migration (src/migration/migrate-storage-command.ts).
  *
  * Only light modules at the top (logging, shutdown): the backup runner starts without loading the
  * controller (its schema validator, informers, metrics), and the controller without the runner's gRPC
@@ -24,6 +25,10 @@ async function main(argv: readonly string[]): Promise<number> {
     (await import('../backup/v8-flags.ts')).applyRunnerV8Flags();
     const { runBackupCli } = await import('../backup/main.ts');
     return runBackupCli(argv.slice(1));
+  }
+  if (argv[0] === 'migrate-storage') {
+    const [{ runMigrateStorageCli }, { CRD_NAME }] = await Promise.all([import('../migration/migrate-storage-command.ts'), import('../api/constants.ts')]);
+    return runMigrateStorageCli(argv.slice(1), { defaultCrd: CRD_NAME });
   }
   const [{ KubeConfig }, { parseCommandLine, UsageError, USAGE }, { OperatorStartError, startOperator }] = await Promise.all([
     import('../kube/kube-config.ts'),
