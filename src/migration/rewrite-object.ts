@@ -23,7 +23,8 @@ export type RewriteOutcome =
 
 /** What {@link rewriteObject} needs. */
 export interface RewriteContext {
-  readonly client: ResourceClient<KubeObject>;
+  /** GET and PUT of the resource in its storage version. */
+  readonly client: Pick<ResourceClient<KubeObject>, 'get' | 'update'>;
   readonly clock: Clock;
   readonly retry: ResolvedRetryPolicy;
   /** Aborts the rewrite: the abort's reason is thrown, the object counts as not done. */
