@@ -3,7 +3,8 @@ import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts
 import { KubeRequestError } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { realClock, type Clock } from '../../src/runtime/clock.ts';
-import { resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
+import { MigrationRefusedError } from '../../src/migration/migration-target.ts';
+import { isTransient, resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
 import { rewriteObject, type RewriteContext } from '../../src/migration/rewrite-object.ts';
 
 const gr = { group: 'example.com', resource: 'gizmos' };
@@ -88,5 +89,18 @@ describe('rewriteObject', () => {
     const reason = new Error('SIGTERM');
     const client: RewriteContext['client'] = { get: async () => obj('1'), update: async () => { abort.abort(reason); throw new KubeRequestError('PUT: aborted'); } };
     await expect(rewriteObject(obj('5'), { ...context(client, recordingClock()), signal: abort.signal })).rejects.toBe(reason);
+  });
+});
+
+describe('isTransient', () => {
+  const status = (code: number): ApiStatusError => new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code });
+  it.each<[string, unknown, boolean]>([
+    ...[401, 408, 429, 500, 503, 504].map((code): [string, unknown, boolean] => [`HTTP ${code}`, status(code), true]),
+    ...[400, 403, 404, 409, 410, 422].map((code): [string, unknown, boolean] => [`HTTP ${code}`, status(code), false]),
+    ['no answer (KubeRequestError)', new KubeRequestError('GET /x: socket hang up'), true],
+    ['a refusal of the migrator', new MigrationRefusedError('CRD x: the storage version changed'), false],
+    ['a bug', new TypeError('x is undefined'), false],
+  ])('%s: %s', (_, err, transient) => {
+    expect(isTransient(err)).toBe(transient);
   });
 });

@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { MigrationRefusedError, migrateStorage, type StorageMigrationOptions } from '../../src/migration/index.ts';
+import { pino } from 'pino';
+import { MigrationRefusedError, migrateStorage, readMigrationTarget, type StorageMigrationOptions } from '../../src/migration/index.ts';
+import { setStoredVersions } from '../../src/migration/crd-stored-versions.ts';
+import { resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
+import { realClock } from '../../src/runtime/clock.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
 import { gizmoCrd, seedGizmos } from './two-version-crd.ts';
 
@@ -172,6 +176,35 @@ describe('migrateStorage', () => {
       compacting.close();
     }
     expect(storedVersions(group)).toEqual({ [`${group}/v1`]: 60 });
+  });
+
+  it('retries the storedVersions update on 409 and logs progress with done, known and the rate', async () => {
+    const group = newGroup();
+    const seeded = await seedGizmos(client, { group, objects: 25 });
+    const conflicts = server.faults.add({ verb: 'update', resource: 'customresourcedefinitions', subresource: 'status', code: 409, count: 2 });
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    try {
+      expect(await migrateStorage(quick(seeded.crdName, { logger, progressIntervalMs: 0 }))).toMatchObject({ outcome: 'migrated', storedVersions: ['v1'] });
+    } finally {
+      server.faults.remove(conflicts);
+    }
+    expect(await seeded.storedVersions()).toEqual(['v1']);
+    const progress = lines.filter((l) => l['msg'] === 'progress');
+    expect(progress).toHaveLength(25);
+    expect(progress.at(-1)).toMatchObject({ crd: seeded.crdName, done: 25, known: 25, rewritten: 25 });
+    expect(progress.every((l) => typeof l['objectsPerSecond'] === 'number')).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ msg: 'migrated: every object is stored in v1', storedVersions: ['v1'], done: 25 });
+  });
+
+  it('leaves storedVersions alone when the CRD changed its storage version during the run', async () => {
+    const group = newGroup();
+    const seeded = await seedGizmos(client, { group, objects: 3 });
+    const stale = { ...readMigrationTarget(await seeded.crds.get({ name: seeded.crdName })), storageVersion: 'v1alpha1' };
+    await expect(setStoredVersions({ crds: seeded.crds, target: stale, clock: realClock, retry: resolveRetryPolicy() })).rejects.toThrow(
+      new MigrationRefusedError(`CRD ${seeded.crdName}: the storage version changed from v1alpha1 to v1 during the migration; status.storedVersions left as [v1alpha1, v1]: run the migration again`),
+    );
+    expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
   });
 
   it.each([
