@@ -60,6 +60,9 @@ export async function runMigrateStorageCli(argv: readonly string[], cli: Migrate
     abort.abort(new Error(signal));
   };
   process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
+  // The runtime's timers are unref'd and idle keep-alive sockets hold nothing either: without this, a
+  // run waiting out a retry backoff would let the process end, with exit code 0, mid-migration.
+  const keepAlive = setInterval(() => undefined, 60_000);
   try {
     const result = await migrateStorage({ client, crdName: options.crdName, concurrency: options.concurrency, pageSize: options.pageSize, force: options.force, logger, signal: abort.signal });
     return exitCode(result, logger);
@@ -71,6 +74,7 @@ export async function runMigrateStorageCli(argv: readonly string[], cli: Migrate
     logger.fatal({ crd: options.crdName, err: (err as Error).message }, `failed: ${(err as Error).message}; status.storedVersions left as it was unless the message says otherwise`);
     return MIGRATE_EXIT.failed;
   } finally {
+    clearInterval(keepAlive);
     process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
     client.close();
   }
