@@ -37,7 +37,7 @@ export interface StorageMigrationOptions {
   readonly force?: boolean;
   /** Retries of each request on transient errors. @default 5 attempts, 200 ms doubling, at most 10 s */
   readonly retry?: RetryPolicy;
-  /** Least time between two progress lines. @default 5_000 */
+  /** Least time between two progress lines. @default 2_000 */
   readonly progressIntervalMs?: number;
   /** How long to wait for the API server to report the new storage version in discovery. @default 60_000 */
   readonly storageVersionTimeoutMs?: number;
@@ -95,7 +95,7 @@ export async function migrateStorage(options: StorageMigrationOptions): Promise<
   if (!hashReported) logger.debug(about, 'discovery reports no storageVersionHash; taking the CRD\'s storage version as the one in use');
 
   const resource = new ResourceClient<KubeObject>(client, { group: target.group, version: target.storageVersion, plural: target.plural, kind: target.kind, namespaced: target.namespaced });
-  const progress = new MigrationProgress(clock, options.progressIntervalMs ?? 5_000);
+  const progress = new MigrationProgress(clock, options.progressIntervalMs ?? 2_000);
   const objects = storedObjects({
     client: resource, clock, pageSize, retry,
     onPage: ({ items, remaining }) => progress.page(items, remaining),
