@@ -9,7 +9,8 @@ import { KubeClient } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { pino } from 'pino';
-import { MigrationRefusedError, migrateStorage, readMigrationTarget, type StorageMigrationOptions } from '../../src/migration/index.ts';
+import { MigrationRefusedError, migrateStorage, readMigrationTarget, storageMigrationRules, type StorageMigrationOptions } from '../../src/migration/index.ts';
+import { ResourceClient } from '../../src/kube/resource-client.ts';
 import { setStoredVersions } from '../../src/migration/crd-stored-versions.ts';
 import { resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
 import { realClock } from '../../src/runtime/clock.ts';
@@ -205,6 +206,31 @@ describe('migrateStorage', () => {
       new MigrationRefusedError(`CRD ${seeded.crdName}: the storage version changed from v1alpha1 to v1 during the migration; status.storedVersions left as [v1alpha1, v1]: run the migration again`),
     );
     expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
+  });
+
+  it('needs no more than storageMigrationRules, and fails without the storedVersions write, which it names', async () => {
+    const group = newGroup();
+    const seeded = await seedGizmos(client, { group, objects: 20 });
+    const rbac = (plural: string) => new ResourceClient<KubeObject>(client, { group: 'rbac.authorization.k8s.io', version: 'v1', plural, kind: plural === 'clusterroles' ? 'ClusterRole' : 'ClusterRoleBinding', namespaced: false });
+    const user = `migrator-${group.slice(0, 9)}`;
+    const rules = storageMigrationRules({ crdName: seeded.crdName, group, plural: 'gizmos' });
+    const grant = async (name: string, granted: object[]): Promise<void> => {
+      await rbac('clusterroles').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: granted });
+      await rbac('clusterrolebindings').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [{ kind: 'User', name: user }] });
+    };
+    const asUser = new KubeClient({ config: KubeConfig.fromKubeconfig(server.kubeconfig({ token: server.userToken(user) })) });
+    try {
+      // Everything but the status write: the objects are rewritten, the last step is refused.
+      await grant(`${user}-objects`, rules.slice(0, 2));
+      await expect(migrateStorage(quick(seeded.crdName, { client: asUser }))).rejects.toThrow(
+        `CRD ${seeded.crdName}: updating status.storedVersions to [v1] failed: customresourcedefinitions.apiextensions.k8s.io "${seeded.crdName}" is forbidden: User "${user}" cannot update resource "customresourcedefinitions/status" in API group "apiextensions.k8s.io" at the cluster scope`,
+      );
+      expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
+      await grant(`${user}-status`, rules.slice(2));
+      expect(await migrateStorage(quick(seeded.crdName, { client: asUser }))).toMatchObject({ outcome: 'migrated', storedVersions: ['v1'], counts: { current: 20 } });
+    } finally {
+      asUser.close();
+    }
   });
 
   it.each([
