@@ -20,7 +20,7 @@ import { KubeClient } from '../src/kube/kube-client.ts';
 import { KubeConfig } from '../src/kube/kube-config.ts';
 import { startTestApiServer } from '../test/apiserver/index.ts';
 import { buildBundle } from '../test/e2e/harness.ts';
-import { seedGizmos } from '../test/migration/two-version-crd.ts';
+import { seedGadgets } from '../test/migration/two-version-crd.ts';
 import { childrenCpuMs } from './child-cpu.ts';
 
 const { values } = parseArgs({ options: { objects: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '16' }, 'page-size': { type: 'string', default: '500' } } });
@@ -34,7 +34,7 @@ try {
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, server.kubeconfig());
   const seedStarted = performance.now();
-  const seeded = await seedGizmos(client, { group, objects, namespaces: 20 });
+  const seeded = await seedGadgets(client, { group, objects, namespaces: 20 });
   console.log(`seeded ${objects} objects in v1alpha1 in ${Math.round(performance.now() - seedStarted)} ms; storedVersions ${JSON.stringify(await seeded.storedVersions())}`);
 
   const cpuBefore = childrenCpuMs();
@@ -49,7 +49,7 @@ try {
   for (const line of lines.filter((l) => l['msg'] === 'progress')) console.log(`  progress: ${String(line['done'])}/${String(line['known'])} at ${String(line['objectsPerSecond'])} objects/s`);
   const last = lines.at(-1) ?? {};
   const stored: Record<string, number> = {};
-  for (const o of server.listStored(group, 'gizmos')) stored[o.apiVersion ?? ''] = (stored[o.apiVersion ?? ''] ?? 0) + 1;
+  for (const o of server.listStored(group, 'gadgets')) stored[o.apiVersion ?? ''] = (stored[o.apiVersion ?? ''] ?? 0) + 1;
   console.log(`migrate-storage exited ${code}: ${String(last['msg'])}`);
   console.log(`  ${String(last['done'])} objects (${String(last['rewritten'])} rewritten, ${String(last['relists'])} relists) in ${String(last['elapsedSeconds'])} s: ${String(last['objectsPerSecond'])} objects/s (process wall ${Math.round(wallMs)} ms, ${Math.round(objects / (wallMs / 1000))} objects/s with start-up; migrator CPU ${cpuMs} ms)`);
   console.log(`  status.storedVersions ${JSON.stringify(await seeded.storedVersions())}; stored objects by apiVersion ${JSON.stringify(stored)}`);

@@ -1,10 +1,10 @@
 /**
  * Command line of `migrate-storage` (the controller image's subcommand), parsed with `node:util`
- * `parseArgs`: a mistake is a {@link MigrateStorageUsageError} naming the flag and the value; exit 2.
+ * `parseArgs` ({@link parseFlags}): a mistake is a {@link MigrateStorageUsageError} naming the flag and the value; exit 2.
  *
  *   migrate-storage [--kubeconfig <path>] [--crd <name>] [--concurrency <n>] [--page-size <n>] [--force]
  */
-import { parseArgs } from 'node:util';
+import { parseFlags } from '../runtime/parse-flags.ts';
 
 /** The parsed flags. */
 export interface MigrateStorageOptions {
@@ -63,24 +63,14 @@ function integer(flag: string, value: string, min: number, max: number): number 
 
 /** Parses the arguments after `migrate-storage`. Throws {@link MigrateStorageUsageError}. */
 export function parseMigrateStorageArgs(argv: readonly string[], defaultCrd: string): MigrateStorageCommand {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        kubeconfig: { type: 'string' },
-        crd: { type: 'string' },
-        concurrency: { type: 'string' },
-        'page-size': { type: 'string' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new MigrateStorageUsageError((err as Error).message);
-  }
+  const values = parseFlags(argv, {
+    kubeconfig: { type: 'string' },
+    crd: { type: 'string' },
+    concurrency: { type: 'string' },
+    'page-size': { type: 'string' },
+    force: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  }, MigrateStorageUsageError);
   if (values.help) return { kind: 'help' };
   if (values.kubeconfig === '') throw new MigrateStorageUsageError('--kubeconfig: must not be empty');
   const crdName = values.crd ?? defaultCrd;

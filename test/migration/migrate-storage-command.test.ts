@@ -12,7 +12,7 @@ import { KubeClient } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
 import { buildBundle } from '../e2e/harness.ts';
-import { seedGizmos } from './two-version-crd.ts';
+import { seedGadgets } from './two-version-crd.ts';
 
 let server: TestApiServer;
 let client: KubeClient;
@@ -52,11 +52,11 @@ function run(args: readonly string[], onStart?: (child: ReturnType<typeof spawn>
 describe('controller migrate-storage', () => {
   it('migrates, exits 0, and says there is nothing to do the second time', async () => {
     const group = `c${randomBytes(4).toString('hex')}.migration.example.com`;
-    const seeded = await seedGizmos(client, { group, objects: 40 });
+    const seeded = await seedGadgets(client, { group, objects: 40 });
     const first = await run(['--kubeconfig', kubeconfig, '--crd', seeded.crdName, '--page-size', '15']);
     expect(first.code).toBe(0);
     expect(first.lines.at(-1)).toMatchObject({ name: 'migrate-storage', level: 'info', msg: 'migrated: every object is stored in v1', done: 40, rewritten: 40, storedVersions: ['v1'] });
-    expect(server.listStored(group, 'gizmos').every((o) => o.apiVersion === `${group}/v1`)).toBe(true);
+    expect(server.listStored(group, 'gadgets').every((o) => o.apiVersion === `${group}/v1`)).toBe(true);
     expect(await seeded.storedVersions()).toEqual(['v1']);
 
     const second = await run(['--kubeconfig', kubeconfig, '--crd', seeded.crdName]);
@@ -66,14 +66,14 @@ describe('controller migrate-storage', () => {
 
   it('exits 1 naming the objects that were not rewritten, storedVersions untouched', async () => {
     const group = `c${randomBytes(4).toString('hex')}.migration.example.com`;
-    const seeded = await seedGizmos(client, { group, objects: 10 });
-    const fault = server.faults.add({ verb: 'update', resource: 'gizmos', name: 'g-4', code: 500, message: 'etcdserver: request timed out' });
+    const seeded = await seedGadgets(client, { group, objects: 10 });
+    const fault = server.faults.add({ verb: 'update', resource: 'gadgets', name: 'g-4', code: 500, message: 'etcdserver: request timed out' });
     try {
       const result = await run(['--kubeconfig', kubeconfig, '--crd', seeded.crdName]);
       expect(result.code).toBe(1);
       expect(result.lines.at(-1)).toMatchObject({
         level: 'error', failed: 1,
-        failures: ['gizmos-1/g-4: 500 Internal error occurred: etcdserver: request timed out'],
+        failures: ['gadgets-1/g-4: 500 Internal error occurred: etcdserver: request timed out'],
         msg: 'not migrated: 1 objects could not be rewritten (listed in failures); fix them and run again',
       });
     } finally {
@@ -84,13 +84,13 @@ describe('controller migrate-storage', () => {
 
   it('stops on SIGTERM with exit 1, storedVersions untouched', async () => {
     const group = `c${randomBytes(4).toString('hex')}.migration.example.com`;
-    const seeded = await seedGizmos(client, { group, objects: 60 });
-    const slow = server.faults.add({ verb: 'update', resource: 'gizmos', latencyMs: 40 });
+    const seeded = await seedGadgets(client, { group, objects: 60 });
+    const slow = server.faults.add({ verb: 'update', resource: 'gadgets', latencyMs: 40 });
     try {
       const result = await run(['--kubeconfig', kubeconfig, '--crd', seeded.crdName, '--concurrency', '2'], (child) => {
         // Once the first objects are rewritten: well before the last (60 at 2 × 25/s).
         const timer = setInterval(() => {
-          if (server.listStored(group, 'gizmos').some((o) => o.apiVersion === `${group}/v1`)) {
+          if (server.listStored(group, 'gadgets').some((o) => o.apiVersion === `${group}/v1`)) {
             clearInterval(timer);
             child.kill('SIGTERM');
           }
@@ -102,11 +102,11 @@ describe('controller migrate-storage', () => {
       server.faults.remove(slow);
     }
     expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
-    expect(server.listStored(group, 'gizmos').filter((o) => o.apiVersion === `${group}/v1alpha1`).length).toBeGreaterThan(0);
+    expect(server.listStored(group, 'gadgets').filter((o) => o.apiVersion === `${group}/v1alpha1`).length).toBeGreaterThan(0);
   });
 
   it.each<[string, string[], RegExp]>([
-    ['a CRD that does not exist', ['--crd', 'gizmos.nowhere.example.com'], /refused: CRD gizmos\.nowhere\.example\.com: not found/],
+    ['a CRD that does not exist', ['--crd', 'gadgets.nowhere.example.com'], /refused: CRD gadgets\.nowhere\.example\.com: not found/],
   ])('exits 2 for %s', async (_, args, message) => {
     const result = await run(['--kubeconfig', kubeconfig, ...args]);
     expect(result.code).toBe(2);

@@ -7,8 +7,8 @@ import { MigrationRefusedError } from '../../src/migration/migration-target.ts';
 import { isTransient, resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
 import { rewriteObject, type RewriteContext } from '../../src/migration/rewrite-object.ts';
 
-const gr = { group: 'example.com', resource: 'gizmos' };
-const obj = (rv: string): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g', namespace: 'ns', resourceVersion: rv } });
+const gr = { group: 'example.com', resource: 'gadgets' };
+const obj = (rv: string): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g', namespace: 'ns', resourceVersion: rv } });
 
 type Answer = KubeObject | Error;
 
@@ -74,9 +74,9 @@ describe('rewriteObject', () => {
   });
 
   it('fails at once on an answer that sending again cannot change (422), and after the last attempt on a transient one', async () => {
-    const invalid = new ApiStatusError(statusErrors.invalid({ group: 'example.com', kind: 'Gizmo' }, 'g', [{ field: 'spec.size', message: 'Invalid value: -1' }]));
+    const invalid = new ApiStatusError(statusErrors.invalid({ group: 'example.com', kind: 'Gadget' }, 'g', [{ field: 'spec.size', message: 'Invalid value: -1' }]));
     expect(await rewriteObject(obj('5'), context(scripted([['update', invalid]]).client, recordingClock()))).toEqual({
-      result: 'failed', code: 422, message: 'Gizmo.example.com "g" is invalid: spec.size: Invalid value: -1', attempts: 1,
+      result: 'failed', code: 422, message: 'Gadget.example.com "g" is invalid: spec.size: Invalid value: -1', attempts: 1,
     });
     const down = new ApiStatusError(statusErrors.serviceUnavailable());
     expect(await rewriteObject(obj('5'), context(scripted([['update', down], ['update', down], ['update', down], ['update', down]]).client, recordingClock()))).toEqual({

@@ -15,7 +15,7 @@ import { setStoredVersions } from '../../src/migration/crd-stored-versions.ts';
 import { resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
 import { realClock } from '../../src/runtime/clock.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
-import { gizmoCrd, seedGizmos } from './two-version-crd.ts';
+import { twoVersionCrd, seedGadgets } from './two-version-crd.ts';
 
 let server: TestApiServer;
 let client: KubeClient;
@@ -32,10 +32,10 @@ afterAll(async () => {
 
 const newGroup = (): string => `m${randomBytes(4).toString('hex')}.migration.example.com`;
 
-/** The stored apiVersion of every Gizmo of `group`, counted. */
+/** The stored apiVersion of every Gadget of `group`, counted. */
 function storedVersions(group: string): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const obj of server.listStored(group, 'gizmos')) counts[obj.apiVersion ?? ''] = (counts[obj.apiVersion ?? ''] ?? 0) + 1;
+  for (const obj of server.listStored(group, 'gadgets')) counts[obj.apiVersion ?? ''] = (counts[obj.apiVersion ?? ''] ?? 0) + 1;
   return counts;
 }
 
@@ -47,7 +47,7 @@ const quick = (crdName: string, extra: Partial<StorageMigrationOptions> = {}): S
 describe('migrateStorage', () => {
   it('rewrites every object in the storage version, keeps their content, then sets storedVersions to [v1]', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 95 });
+    const seeded = await seedGadgets(client, { group, objects: 95 });
     expect(storedVersions(group)).toEqual({ [`${group}/v1alpha1`]: 95 });
     expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
     const before = await seeded.v1.list();
@@ -65,7 +65,7 @@ describe('migrateStorage', () => {
 
   it('does nothing on a second run, and with force rewrites nothing the server has to write', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 30 });
+    const seeded = await seedGadgets(client, { group, objects: 30 });
     expect((await migrateStorage(quick(seeded.crdName))).outcome).toBe('migrated');
     server.requestLog.clear();
 
@@ -78,7 +78,7 @@ describe('migrateStorage', () => {
 
   it('stops when aborted midway with storedVersions untouched, and a second run finishes the job', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 80 });
+    const seeded = await seedGadgets(client, { group, objects: 80 });
     const abort = new AbortController();
     let puts = 0;
     // The kube client's write hook sees every PUT before it is sent: stop after the 25th.
@@ -107,22 +107,22 @@ describe('migrateStorage', () => {
 
   it('leaves storedVersions alone and names the object when a write keeps failing; transient errors are retried', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 40 });
-    const broken = server.faults.add({ verb: 'update', resource: 'gizmos', name: 'g-7', code: 500, message: 'etcd is down' });
-    const flaky = server.faults.add({ verb: 'update', resource: 'gizmos', name: 'g-8', code: 503, count: 2, retryAfterSeconds: 0 });
+    const seeded = await seedGadgets(client, { group, objects: 40 });
+    const broken = server.faults.add({ verb: 'update', resource: 'gadgets', name: 'g-7', code: 500, message: 'etcd is down' });
+    const flaky = server.faults.add({ verb: 'update', resource: 'gadgets', name: 'g-8', code: 503, count: 2, retryAfterSeconds: 0 });
     try {
       const result = await migrateStorage(quick(seeded.crdName));
       expect(result.outcome).toBe('failed');
       if (result.outcome !== 'failed') return;
-      expect(result.failures).toEqual([{ namespace: 'gizmos-1', name: 'g-7', code: 500, message: 'Internal error occurred: etcd is down', attempts: 3 }]);
+      expect(result.failures).toEqual([{ namespace: 'gadgets-1', name: 'g-7', code: 500, message: 'Internal error occurred: etcd is down', attempts: 3 }]);
       expect(result.counts).toMatchObject({ done: 40, rewritten: 39, failed: 1 });
     } finally {
       server.faults.remove(broken);
       server.faults.remove(flaky);
     }
     expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
-    expect(server.listStored(group, 'gizmos').find((o) => o.metadata.name === 'g-7')?.apiVersion).toBe(`${group}/v1alpha1`);
-    expect(server.listStored(group, 'gizmos').find((o) => o.metadata.name === 'g-8')?.apiVersion).toBe(`${group}/v1`);
+    expect(server.listStored(group, 'gadgets').find((o) => o.metadata.name === 'g-7')?.apiVersion).toBe(`${group}/v1alpha1`);
+    expect(server.listStored(group, 'gadgets').find((o) => o.metadata.name === 'g-8')?.apiVersion).toBe(`${group}/v1`);
 
     expect(await migrateStorage(quick(seeded.crdName))).toMatchObject({ outcome: 'migrated', counts: { rewritten: 1, current: 39 } });
     expect(storedVersions(group)).toEqual({ [`${group}/v1`]: 40 });
@@ -130,10 +130,10 @@ describe('migrateStorage', () => {
 
   it('reads an object again after a 409 and writes the newest copy: a conflict alone proves nothing was re-encoded', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 20 });
+    const seeded = await seedGadgets(client, { group, objects: 20 });
     // Conflicts the server answers without writing (as from a write that lost a race): the objects
     // stay in v1alpha1 unless the migrator writes them itself.
-    const conflicts = server.faults.add({ verb: 'update', resource: 'gizmos', code: 409, count: 12 });
+    const conflicts = server.faults.add({ verb: 'update', resource: 'gadgets', code: 409, count: 12 });
     server.requestLog.clear();
     try {
       expect(await migrateStorage(quick(seeded.crdName))).toMatchObject({ outcome: 'migrated', counts: { done: 20, rewritten: 20, failed: 0 } });
@@ -141,18 +141,18 @@ describe('migrateStorage', () => {
       server.faults.remove(conflicts);
     }
     expect(storedVersions(group)).toEqual({ [`${group}/v1`]: 20 });
-    expect(server.requestLog.entries().filter((e) => e.verb === 'get' && e.resource === 'gizmos')).toHaveLength(12);
+    expect(server.requestLog.entries().filter((e) => e.verb === 'get' && e.resource === 'gadgets')).toHaveLength(12);
   });
 
   it('skips an object deleted after it was listed', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 12 });
+    const seeded = await seedGadgets(client, { group, objects: 12 });
     let deletion: Promise<unknown> | undefined;
     const deleting = new KubeClient({
       config: KubeConfig.fromKubeconfig(server.kubeconfig()),
       // One page holds every object; at the first PUT, g-5 (the 11th in LIST order, namespace then
       // name) is deleted, long before its own PUT goes out one at a time.
-      beforeWrite: () => void (deletion ??= seeded.v1.delete({ namespace: 'gizmos-2', name: 'g-5' })),
+      beforeWrite: () => void (deletion ??= seeded.v1.delete({ namespace: 'gadgets-2', name: 'g-5' })),
     });
     try {
       const result = await migrateStorage(quick(seeded.crdName, { client: deleting, concurrency: 1, pageSize: 50 }));
@@ -166,7 +166,7 @@ describe('migrateStorage', () => {
 
   it('starts the LIST over when its continue token expires (410), and still rewrites everything', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 60 });
+    const seeded = await seedGadgets(client, { group, objects: 60 });
     let puts = 0;
     const compacting = new KubeClient({ config: KubeConfig.fromKubeconfig(server.kubeconfig()), beforeWrite: () => void (++puts === 20 && server.compactHistory()) });
     try {
@@ -181,7 +181,7 @@ describe('migrateStorage', () => {
 
   it('retries the storedVersions update on 409 and logs progress with done, known and the rate', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 25 });
+    const seeded = await seedGadgets(client, { group, objects: 25 });
     const conflicts = server.faults.add({ verb: 'update', resource: 'customresourcedefinitions', subresource: 'status', code: 409, count: 2 });
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
@@ -200,7 +200,7 @@ describe('migrateStorage', () => {
 
   it('leaves storedVersions alone when the CRD changed its storage version during the run', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 3 });
+    const seeded = await seedGadgets(client, { group, objects: 3 });
     const stale = { ...readMigrationTarget(await seeded.crds.get({ name: seeded.crdName })), storageVersion: 'v1alpha1' };
     await expect(setStoredVersions({ crds: seeded.crds, target: stale, clock: realClock, retry: resolveRetryPolicy() })).rejects.toThrow(
       new MigrationRefusedError(`CRD ${seeded.crdName}: the storage version changed from v1alpha1 to v1 during the migration; status.storedVersions left as [v1alpha1, v1]: run the migration again`),
@@ -210,10 +210,10 @@ describe('migrateStorage', () => {
 
   it('needs no more than storageMigrationRules, and fails without the storedVersions write, which it names', async () => {
     const group = newGroup();
-    const seeded = await seedGizmos(client, { group, objects: 20 });
+    const seeded = await seedGadgets(client, { group, objects: 20 });
     const rbac = (plural: string) => new ResourceClient<KubeObject>(client, { group: 'rbac.authorization.k8s.io', version: 'v1', plural, kind: plural === 'clusterroles' ? 'ClusterRole' : 'ClusterRoleBinding', namespaced: false });
     const user = `migrator-${group.slice(0, 9)}`;
-    const rules = storageMigrationRules({ crdName: seeded.crdName, group, plural: 'gizmos' });
+    const rules = storageMigrationRules({ crdName: seeded.crdName, group, plural: 'gadgets' });
     const grant = async (name: string, granted: object[]): Promise<void> => {
       await rbac('clusterroles').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: granted });
       await rbac('clusterrolebindings').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [{ kind: 'User', name: user }] });
@@ -234,11 +234,11 @@ describe('migrateStorage', () => {
   });
 
   it.each([
-    ['a CRD that does not exist', async () => 'gizmos.nowhere.example.com', /^CRD gizmos\.nowhere\.example\.com: not found/],
+    ['a CRD that does not exist', async () => 'gadgets.nowhere.example.com', /^CRD gadgets\.nowhere\.example\.com: not found/],
     ['a storage version that is not served', async () => {
       const group = newGroup();
-      await new KubeClient({ config: KubeConfig.fromKubeconfig(server.kubeconfig()) }).request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: gizmoCrd(group, 'v1', false) });
-      return `gizmos.${group}`;
+      await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: twoVersionCrd(group, 'v1', false) });
+      return `gadgets.${group}`;
     }, /the storage version v1 is not served/],
   ])('refuses %s', async (_, crd, message) => {
     await expect(migrateStorage(quick(await crd()))).rejects.toSatisfy((err) => err instanceof MigrationRefusedError && message.test(err.message));

@@ -3,10 +3,10 @@ import { FakeClock } from '../../src/runtime/clock.ts';
 import { MigrationRefusedError, storageVersionHash, type MigrationTarget } from '../../src/migration/index.ts';
 import { awaitStorageVersion, type DiscoveryResources } from '../../src/migration/storage-version-switch.ts';
 
-const target: MigrationTarget = { crdName: 'gizmos.example.com', group: 'example.com', plural: 'gizmos', kind: 'Gizmo', namespaced: true, storageVersion: 'v1', storedVersions: ['v1alpha1', 'v1'] };
-const OLD = storageVersionHash('example.com', 'v1alpha1', 'Gizmo');
-const NEW = storageVersionHash('example.com', 'v1', 'Gizmo');
-const discovery = (hash?: string): DiscoveryResources => ({ resources: [{ name: 'gizmos', ...(hash ? { storageVersionHash: hash } : {}) }, { name: 'gizmos/status' }] });
+const target: MigrationTarget = { crdName: 'gadgets.example.com', group: 'example.com', plural: 'gadgets', kind: 'Gadget', namespaced: true, storageVersion: 'v1', storedVersions: ['v1alpha1', 'v1'] };
+const OLD = storageVersionHash('example.com', 'v1alpha1', 'Gadget');
+const NEW = storageVersionHash('example.com', 'v1', 'Gadget');
+const discovery = (hash?: string): DiscoveryResources => ({ resources: [{ name: 'gadgets', ...(hash ? { storageVersionHash: hash } : {}) }, { name: 'gadgets/status' }] });
 
 /** Lets the awaited promise chain run until the next timer is pending (or it settles). */
 async function settle(): Promise<void> {
@@ -42,10 +42,10 @@ describe('awaitStorageVersion', () => {
     }
     const err = await done;
     expect(err).toBeInstanceOf(MigrationRefusedError);
-    expect((err as Error).message).toBe(`CRD gizmos.example.com: after 3 s the API server still reports storageVersionHash ${OLD} for gizmos, not ${NEW} (v1): it has not switched its storage version, so a rewrite would not migrate anything`);
+    expect((err as Error).message).toBe(`CRD gadgets.example.com: after 3 s the API server still reports storageVersionHash ${OLD} for gadgets, not ${NEW} (v1): it has not switched its storage version, so a rewrite would not migrate anything`);
   });
 
   it('refuses when discovery does not list the resource', async () => {
-    await expect(awaitStorageVersion(target, { readDiscovery: async () => ({ resources: [] }), clock: new FakeClock(), timeoutMs: 1 })).rejects.toThrow('discovery of example.com/v1 does not list gizmos: is the CRD established?');
+    await expect(awaitStorageVersion(target, { readDiscovery: async () => ({ resources: [] }), clock: new FakeClock(), timeoutMs: 1 })).rejects.toThrow('discovery of example.com/v1 does not list gadgets: is the CRD established?');
   });
 });
