@@ -15,6 +15,7 @@ import { setStoredVersions } from '../../src/migration/crd-stored-versions.ts';
 import { resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
 import { realClock } from '../../src/runtime/clock.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
+import { startConversionWebhook } from '../conformance/harness/conversion-webhook.ts';
 import { twoVersionCrd, seedGadgets } from './two-version-crd.ts';
 
 let server: TestApiServer;
@@ -61,6 +62,24 @@ describe('migrateStorage', () => {
     const strip = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined } });
     expect(after.items.map(strip)).toEqual(before.items.map(strip));
     expect(after.items.map((o) => o.metadata.generation)).toEqual(before.items.map((o) => o.metadata.generation));
+  });
+
+  it('migrates through a conversion webhook: the objects are stored as the webhook converts them', async () => {
+    const webhook = await startConversionWebhook();
+    try {
+      const group = newGroup();
+      const seeded = await seedGadgets(client, { group, objects: 30, conversion: { strategy: 'Webhook', url: webhook.url, caBundle: webhook.caBundle } });
+      webhook.mode = 'fail';
+      // A webhook that refuses to convert fails the LIST: nothing is rewritten, nothing changes.
+      await expect(migrateStorage(quick(seeded.crdName))).rejects.toThrow(`conversion webhook for ${group}/v1alpha1, Kind=Gadget failed`);
+      expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
+      webhook.mode = 'convert';
+      expect(await migrateStorage(quick(seeded.crdName))).toMatchObject({ outcome: 'migrated', storedVersions: ['v1'], counts: { done: 30, rewritten: 30 } });
+      const stored = server.listStored(group, 'gadgets');
+      expect(stored.map((o) => [o.apiVersion, o['spec']])).toEqual(stored.map((o) => [`${group}/v1`, { paint: { color: 'red' }, size: Number(o.metadata.labels?.['index']) }]));
+    } finally {
+      await webhook.stop();
+    }
   });
 
   it('does nothing on a second run, and with force rewrites nothing the server has to write', async () => {

@@ -8,17 +8,17 @@
 import type { KubeClient } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { ResourceClient, type ResourceType } from '../../src/kube/resource-client.ts';
-import { gadgetCrd, type GadgetVersion } from '../conformance/harness/gadget-crd.ts';
+import { gadgetCrd, type GadgetConversion, type GadgetVersion } from '../conformance/harness/gadget-crd.ts';
 
 const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
 const NAMESPACES: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
 
 /**
- * The conformance suite's Gadget CRD (test/conformance/harness/gadget-crd.ts) with conversion None and
- * `storage` as its storage version, which is not served when `servedStorage` is false.
+ * The conformance suite's Gadget CRD (test/conformance/harness/gadget-crd.ts) with `storage` as its
+ * storage version, which is not served when `servedStorage` is false.
  */
-export function twoVersionCrd(group: string, storage: GadgetVersion, servedStorage = true): KubeObject {
-  const crd = gadgetCrd(group, { storage, conversion: { strategy: 'None' } }) as unknown as KubeObject;
+export function twoVersionCrd(group: string, storage: GadgetVersion, servedStorage = true, conversion: GadgetConversion = { strategy: 'None' }): KubeObject {
+  const crd = gadgetCrd(group, { storage, conversion }) as unknown as KubeObject;
   for (const version of (crd['spec'] as { versions: { storage: boolean; served: boolean }[] }).versions) if (version.storage) version.served = servedStorage;
   return crd;
 }
@@ -32,6 +32,8 @@ export interface SeedOptions {
   readonly namespaces?: number;
   /** Creates in flight. @default 16 */
   readonly concurrency?: number;
+  /** How the versions convert. @default None */
+  readonly conversion?: GadgetConversion;
 }
 
 /** What {@link seedGadgets} set up. */
@@ -63,7 +65,7 @@ export async function seedGadgets(client: KubeClient, options: SeedOptions): Pro
   const crds = new ResourceClient<KubeObject>(client, CRDS);
   const resource = (version: string): ResourceClient<KubeObject> => new ResourceClient<KubeObject>(client, { group, version, plural: 'gadgets', kind: 'Gadget', namespaced: true });
   const v1alpha1 = resource('v1alpha1');
-  await crds.create(twoVersionCrd(group, 'v1alpha1'));
+  await crds.create(twoVersionCrd(group, 'v1alpha1', true, options.conversion));
   await until(`${crdName} served`, async () => (await v1alpha1.list({ limit: 1 }), true));
   const namespaceCount = options.namespaces ?? 3;
   const namespaces = new ResourceClient<KubeObject>(client, NAMESPACES);
@@ -80,7 +82,7 @@ export async function seedGadgets(client: KubeClient, options: SeedOptions): Pro
     }
   }));
   const crd = await crds.get({ name: crdName });
-  await crds.update({ ...twoVersionCrd(group, 'v1'), metadata: crd.metadata });
+  await crds.update({ ...twoVersionCrd(group, 'v1', true, options.conversion), metadata: crd.metadata });
   const v1 = resource('v1');
   await until(`${crdName} v1 served`, async () => (await v1.list({ limit: 1 }), true));
   return {
