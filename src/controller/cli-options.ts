@@ -54,7 +54,8 @@ export interface ControllerOptions {
 export type Command =
   | { readonly kind: 'run'; readonly options: ControllerOptions }
   | { readonly kind: 'help' }
-  | { readonly kind: 'backup' };
+  | { readonly kind: 'backup' }
+  | { readonly kind: 'migrate-storage' };
 
 /** A command-line mistake; the message names the flag. Exit code 2. */
 export class UsageError extends Error {
@@ -157,8 +158,9 @@ function goBooleans(argv: readonly string[], flags: readonly string[]): string[]
 
 /** Parses the arguments after the script name. Throws {@link UsageError}. */
 export function parseCommandLine(argv: readonly string[]): Command {
-  // The backup runner has its own flags (src/pure/backup-contract.ts): dispatch before parsing ours.
+  // The backup runner (src/pure/backup-contract.ts) and the migration have their own flags: dispatch before parsing ours.
   if (argv[0] === 'backup') return { kind: 'backup' };
+  if (argv[0] === 'migrate-storage') return { kind: 'migrate-storage' };
   let parsed;
   try {
     parsed = parseArgs({

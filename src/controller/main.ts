@@ -47,7 +47,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command.kind === 'backup') throw new Error('unreachable: "backup" is dispatched before the controller loads');
+  if (command.kind === 'backup' || command.kind === 'migrate-storage') throw new Error(`unreachable: "${command.kind}" is dispatched before the controller loads`);
   const { options } = command;
   if (options.logFormat === 'text' && process.env['BKS_BUNDLED'] === '1') {
     // pino-pretty runs in a worker thread that pino resolves by file path, which a single-file bundle lacks.

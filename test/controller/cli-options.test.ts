@@ -64,6 +64,7 @@ describe('parseCommandLine', () => {
     [['--help'], { kind: 'help' }],
     [['-h'], { kind: 'help' }],
     [['backup', '--source=etcd'], { kind: 'backup' }],
+    [['migrate-storage', '--force'], { kind: 'migrate-storage' }],
   ])('recognises %j', (argv, command) => {
     expect(parseCommandLine(argv)).toEqual(command);
   });
