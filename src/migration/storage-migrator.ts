@@ -99,7 +99,11 @@ export async function migrateStorage(options: StorageMigrationOptions): Promise<
   const objects = storedObjects({
     client: resource, clock, pageSize, retry,
     onPage: ({ items, remaining }) => progress.page(items, remaining),
-    onRestart: (err) => {
+    onExpired: (err, resumed) => {
+      if (resumed) {
+        logger.info({ ...about, err: (err as Error).message }, 'the LIST expired (410): going on from the server\'s inconsistent continue token');
+        return;
+      }
       progress.relist();
       logger.warn({ ...about, err: (err as Error).message }, 'the LIST expired (410): starting it over; objects already rewritten are no-ops');
     },

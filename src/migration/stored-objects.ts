@@ -1,10 +1,14 @@
 /**
  * Every object of a resource, page by page (kube-storage-version-migrator's `Run` loop): LIST with
- * `limit` and `continue`, the next page requested while the current one is being rewritten. An
- * expired continue token (410 Gone: the snapshot the pages were read from was compacted away) starts
- * the LIST over, which is safe because rewriting is idempotent: objects already rewritten are no-ops.
+ * `limit` and `continue`, the next page requested while the current one is being rewritten.
+ *
+ * An expired continue token (410 Gone: the snapshot the pages were read from was compacted away) is
+ * not the end: kube's 410 carries an inconsistent continue token (`metadata.continue`) that goes on
+ * from the same key at the newest revision, as kube-storage-version-migrator does. It misses only
+ * objects created since, which are written in the storage version anyway. Without one the LIST
+ * starts over, also safe: rewriting is idempotent, objects already rewritten are no-ops.
  */
-import { isExpired } from '../kube/api-status-error.ts';
+import { ApiStatusError, isExpired } from '../kube/api-status-error.ts';
 import type { KubeList, KubeObject } from '../kube/object.ts';
 import type { ResourceClient } from '../kube/resource-client.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -12,18 +16,19 @@ import { isTransient, retryDelayMs, type ResolvedRetryPolicy } from './retry-pol
 
 /** Options of {@link storedObjects}. */
 export interface StoredObjectsOptions {
-  readonly client: ResourceClient<KubeObject>;
+  /** LIST of the resource in its storage version. */
+  readonly client: Pick<ResourceClient<KubeObject>, 'list' | 'typeMeta'>;
   readonly clock: Clock;
   /** Objects per LIST page. */
   readonly pageSize: number;
   /** Retries of one page on transient errors. */
   readonly retry: ResolvedRetryPolicy;
-  /** Relists after an expired continue token, at most this many times in a row without progress. @default 5 */
+  /** Expired continue tokens in a row, with no page read in between, before the LIST fails. @default 5 */
   readonly maxRestarts?: number;
   /** Told about every page read: its items and the server's count of those still to come. */
   readonly onPage?: (page: { readonly items: number; readonly remaining: number | undefined }) => void;
-  /** Told when an expired continue token starts the LIST over. */
-  readonly onRestart?: (err: unknown) => void;
+  /** Told when an expired continue token ends the snapshot: `resumed` from kube's inconsistent token, or started over. */
+  readonly onExpired?: (err: unknown, resumed: boolean) => void;
   readonly signal?: AbortSignal;
 }
 
@@ -62,9 +67,10 @@ export async function* storedObjects(options: StoredObjectsOptions): AsyncGenera
     } catch (err) {
       if (!(token && isExpired(err)) || restarts >= maxRestarts) throw err;
       restarts += 1;
-      options.onRestart?.(err);
-      token = undefined;
-      pending = prefetch(undefined);
+      const inconsistent = inconsistentContinueToken(err);
+      options.onExpired?.(err, inconsistent !== undefined);
+      token = inconsistent;
+      pending = prefetch(inconsistent);
       continue;
     }
     if (token) restarts = 0;
@@ -79,4 +85,10 @@ export async function* storedObjects(options: StoredObjectsOptions): AsyncGenera
     }
     if (!token) return;
   }
+}
+
+/** The continue token kube puts in a 410's `metadata.continue`: the rest of the LIST, read at the newest revision. */
+function inconsistentContinueToken(err: unknown): string | undefined {
+  const metadata = err instanceof ApiStatusError ? (err.status.metadata as { continue?: unknown }) : undefined;
+  return typeof metadata?.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
 }
