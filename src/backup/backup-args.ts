@@ -8,7 +8,7 @@
  *   backup verify <file>
  *   backup list <dir>
  */
-import { parseArgs } from 'node:util';
+import { parseFlags } from '../runtime/parse-flags.ts';
 import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../pure/backup-contract.ts';
 import type { RetentionPolicy } from './retention.ts';
 
@@ -72,28 +72,18 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
     if (rest.length !== 1 || rest[0] === '' || rest[0]!.startsWith('--')) throw new BackupUsageError(`backup ${first}: expected exactly one ${first === 'verify' ? 'file' : 'directory'} argument`);
     return first === 'verify' ? { kind: 'verify', file: rest[0]! } : { kind: 'list', dir: rest[0]! };
   }
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        source: { type: 'string' },
-        'etcd-endpoints': { type: 'string' },
-        'etcd-tls-dir': { type: 'string' },
-        'source-dir': { type: 'string' },
-        'destination-dir': { type: 'string' },
-        'keep-last': { type: 'string' },
-        'keep-daily': { type: 'string' },
-        'keep-weekly': { type: 'string' },
-        'keep-monthly': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new BackupUsageError((err as Error).message);
-  }
+  const values = parseFlags(argv, {
+    source: { type: 'string' },
+    'etcd-endpoints': { type: 'string' },
+    'etcd-tls-dir': { type: 'string' },
+    'source-dir': { type: 'string' },
+    'destination-dir': { type: 'string' },
+    'keep-last': { type: 'string' },
+    'keep-daily': { type: 'string' },
+    'keep-weekly': { type: 'string' },
+    'keep-monthly': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  }, BackupUsageError);
   if (values.help) return { kind: 'help' };
   const retention = parseRetention(values);
   const destinationDir = required('destination-dir', values['destination-dir']);

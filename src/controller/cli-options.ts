@@ -60,7 +60,8 @@ export interface ControllerOptions {
 export type Command =
   | { readonly kind: 'run'; readonly options: ControllerOptions }
   | { readonly kind: 'help' }
-  | { readonly kind: 'backup' };
+  | { readonly kind: 'backup' }
+  | { readonly kind: 'migrate-storage' };
 
 /** A command-line mistake; the message names the flag. Exit code 2. */
 export class UsageError extends Error {
@@ -73,6 +74,7 @@ export class UsageError extends Error {
 /** The `--help` text. */
 export const USAGE = `Usage: controller [flags]
        controller backup ...   (the backup Job runner: see "controller backup --help")
+       controller migrate-storage ...   (rewrite stored objects in the CRD's storage version: see "controller migrate-storage --help")
 
 Reconciles BackupSchedules (kubelings.dev/v1alpha1) into CronJobs.
 
@@ -167,8 +169,9 @@ function goBooleans(argv: readonly string[], flags: readonly string[]): string[]
 
 /** Parses the arguments after the script name. Throws {@link UsageError}. */
 export function parseCommandLine(argv: readonly string[]): Command {
-  // The backup runner has its own flags (src/pure/backup-contract.ts): dispatch before parsing ours.
+  // The backup runner (src/pure/backup-contract.ts) and the migration have their own flags: dispatch before parsing ours.
   if (argv[0] === 'backup') return { kind: 'backup' };
+  if (argv[0] === 'migrate-storage') return { kind: 'migrate-storage' };
   let parsed;
   try {
     parsed = parseArgs({
@@ -203,7 +206,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (known subcommands: backup)`);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (known subcommands: backup, migrate-storage)`);
 
   const logLevel = values['log-level'] ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {

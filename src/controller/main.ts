@@ -2,7 +2,8 @@
  * Entry point of the controller image (bundled into build/controller.mjs by scripts/bundle.ts) and of
  * `npm run controller -- <flags>`. Exit codes: 0 after a graceful shutdown (SIGTERM/SIGINT; 1 if it overran its deadline) or
  * `--help`; 1 on a runtime failure (caches never synced, no configuration, a port in use); 2 on a bad
- * flag. `backup …` is the backup Job runner (src/backup/main.ts documents its exit codes).
+ * flag. `backup …` is the backup Job runner (src/backup/main.ts documents its exit codes);
+ * `migrate-storage …` the storage-version migration (src/migration/migrate-storage-command.ts).
  *
  * Only light modules at the top (logging, shutdown): the backup runner starts without loading the
  * controller (its schema validator, informers, metrics), and the controller without the runner's gRPC
@@ -25,6 +26,10 @@ async function main(argv: readonly string[]): Promise<number> {
     const { runBackupCli } = await import('../backup/main.ts');
     return runBackupCli(argv.slice(1));
   }
+  if (argv[0] === 'migrate-storage') {
+    const [{ runMigrateStorageCli }, { CRD_NAME }] = await Promise.all([import('../migration/migrate-storage-command.ts'), import('../api/constants.ts')]);
+    return runMigrateStorageCli(argv.slice(1), { defaultCrd: CRD_NAME });
+  }
   const [{ KubeConfig }, { parseCommandLine, UsageError, USAGE }, { OperatorStartError, startOperator }] = await Promise.all([
     import('../kube/kube-config.ts'),
     import('./cli-options.ts'),
@@ -42,7 +47,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command.kind === 'backup') throw new Error('unreachable: "backup" is dispatched before the controller loads');
+  if (command.kind === 'backup' || command.kind === 'migrate-storage') throw new Error(`unreachable: "${command.kind}" is dispatched before the controller loads`);
   const { options } = command;
   if (options.logFormat === 'text' && process.env['BKS_BUNDLED'] === '1') {
     // pino-pretty runs in a worker thread that pino resolves by file path, which a single-file bundle lacks.

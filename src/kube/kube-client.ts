@@ -196,6 +196,9 @@ export class KubeClient {
     const host = url.host;
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = lib.request(url, reqOptions);
+      // At once: a request failed before it is sent (a signal already aborted) is destroyed below, and
+      // its 'error' (socket hang up) must not reach the process as an uncaught exception.
+      req.on('error', (err) => fail(err.message, err));
       let settled = false;
       const finish = (code: string): void => {
         settled = true;
@@ -213,7 +216,6 @@ export class KubeClient {
       const onAbort = (): void => fail('aborted', options.signal?.reason);
       if (options.signal?.aborted) return fail('aborted', options.signal.reason);
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => fail(err.message, err));
       req.on('response', (res) => {
         if (settled) {
           res.destroy();

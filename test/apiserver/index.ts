@@ -124,6 +124,12 @@ export interface TestApiServer {
    * admission or validation (uid, creationTimestamp and generation 1 are set); watchers see it.
    */
   storeUnvalidated(group: string, resource: string, obj: KubeObject): KubeObject;
+  /**
+   * The objects of `group`/`resource` exactly as stored, as `etcdctl get --prefix` shows them: a custom
+   * resource keeps the `apiVersion` it was encoded in (its stored version), whatever version reads it.
+   * Copies: editing them changes nothing stored.
+   */
+  listStored(group: string, resource: string): readonly KubeObject[];
   /** Requests hang until {@link resume}. */
   pause(): void;
   resume(): void;
@@ -218,6 +224,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       obj.metadata = { ...obj.metadata, uid: randomUUID(), creationTimestamp: new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'), generation: 1 };
       return storage.create(groupResourceKey(group, resource), obj);
     },
+    listStored: (group, resource) => structuredClone(storage.list(groupResourceKey(group, resource))),
     compactHistory: controls.compact,
     closeWatches: controls.closeWatches,
     registerService: (namespace, name, port, address) => void services.set(`${namespace}/${name}:${port}`, address),

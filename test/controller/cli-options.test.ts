@@ -70,6 +70,7 @@ describe('parseCommandLine', () => {
     [['--help'], { kind: 'help' }],
     [['-h'], { kind: 'help' }],
     [['backup', '--source=etcd'], { kind: 'backup' }],
+    [['migrate-storage', '--force'], { kind: 'migrate-storage' }],
   ])('recognises %j', (argv, command) => {
     expect(parseCommandLine(argv)).toEqual(command);
   });
@@ -84,7 +85,7 @@ describe('parseCommandLine', () => {
     [['--namespace=Bad_NS'], '--namespace: "Bad_NS" is not a valid namespace name'],
     [['--lease-name='], '--lease-name: must not be empty'],
     [['--leader-elect=yes'], '--leader-elect: expected true or false, got "yes"'],
-    [['frobnicate'], 'unexpected argument "frobnicate"'],
+    [['frobnicate'], 'unexpected argument "frobnicate" (known subcommands: backup, migrate-storage)'],
     [['--conversion-webhook-bind-address=9443'], '--conversion-webhook-bind-address: "9443" is not host:port'],
     [['--conversion-webhook-service-name=1hook'], '--conversion-webhook-service-name: "1hook" is not a valid Service name'],
     [['--conversion-webhook-secret-name=Hook'], '--conversion-webhook-secret-name: "Hook" is not a valid Secret name'],

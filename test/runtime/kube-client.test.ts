@@ -124,6 +124,17 @@ describe('KubeClient', () => {
     expect(seen).toEqual([]);
   });
 
+  it('fails a request whose signal is already aborted without sending it or raising an uncaught error', async () => {
+    const abort = new AbortController();
+    abort.abort(new Error('SIGTERM'));
+    const err = await cronJobs(client()).update({ metadata: { name: 'a', namespace: 'ns' } }, { signal: abort.signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeRequestError);
+    expect((err as Error).message).toBe('PUT /apis/batch/v1/namespaces/ns/cronjobs/a: aborted');
+    // The destroyed request's 'error' comes a tick later: an unhandled one fails the run.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual([]);
+  });
+
   it('fails a request that gets no answer within the timeout', async () => {
     respond = () => {};
     const clock = new FakeClock();
