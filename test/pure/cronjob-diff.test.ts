@@ -3,6 +3,7 @@ import { recordedCronJobRequest, recordedDefaultedCronJob } from '../fixtures/k8
 import { cronJobDrift, mergeDesiredIntoObserved } from '../../src/pure/cronjob-diff.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { buildCronJob } from '../../src/pure/index.ts';
+import { toV1alpha1 } from '../../src/conversion/index.ts';
 import { asStored, schedule } from '../controller/fixtures.ts';
 
 /** What a real kube-apiserver returned for a CronJob created from {@link requested} (recorded, v1.20). */
@@ -123,7 +124,7 @@ describe('mergeDesiredIntoObserved', () => {
 describe('switching the source of a schedule', () => {
   // PVC source → etcd source removes the `source` volume and its mount: named items must be matched
   // by name, or the old PVC source is grafted onto the next volume (two types in one volume: a 422).
-  const pvcSchedule = schedule({ spec: { source: { persistentVolumeClaim: { claimName: 'data' } } } });
+  const pvcSchedule = schedule({ spec: { source: { type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName: 'data' } } } });
   const etcdSchedule = schedule({ generation: 2 });
   const observed = asStored(buildCronJob(pvcSchedule) as KubeObject);
   const desired = buildCronJob(etcdSchedule) as KubeObject;
@@ -146,7 +147,7 @@ describe('switching the source of a schedule', () => {
 });
 
 describe('the controller owns the whole child spec', () => {
-  const owned = schedule({ spec: { source: { persistentVolumeClaim: { claimName: 'data' } }, resources: { requests: { cpu: '100m', memory: '64Mi' } } } });
+  const owned = schedule({ spec: { source: { type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName: 'data' } }, resources: { requests: { cpu: '100m', memory: '64Mi' } } } });
   const desired = buildCronJob(owned) as KubeObject;
   const stored = (): KubeObject & { spec: any } => asStored(desired) as KubeObject & { spec: any };
   const pod = 'spec.jobTemplate.spec.template.spec';
@@ -204,5 +205,31 @@ describe('the controller owns the whole child spec', () => {
     expect(merged.spec.jobTemplate.spec.template.spec.containers[0].resources).toEqual({ requests: { cpu: '100m', memory: '64Mi' } });
     expect(merged.spec.jobTemplate.spec.template.spec.dnsPolicy).toBe('ClusterFirst');
     expect(cronJobDrift(asStored(merged), desired)).toEqual([]);
+  });
+});
+
+describe('a child made from v1alpha1, reconciled from v1 (the upgrade)', () => {
+  const v1 = schedule();
+  const alpha = toV1alpha1(v1);
+  const child = asStored(buildCronJob(alpha) as KubeObject);
+
+  it('is in sync: its ownerReference names the same owner through the other version', () => {
+    expect(child.metadata.ownerReferences?.[0]?.apiVersion).toBe('kubelings.dev/v1alpha1');
+    expect(cronJobDrift(child, buildCronJob(v1) as KubeObject)).toEqual([]);
+  });
+
+  it('keeps that ownerReference when other drift is healed (no needless rewrite of it)', () => {
+    const drifted = structuredClone(child) as KubeObject & { spec: { schedule: string } };
+    drifted.spec.schedule = '* * * * *';
+    const merged = mergeDesiredIntoObserved(drifted, buildCronJob(v1) as KubeObject);
+    expect(merged.metadata.ownerReferences).toEqual(child.metadata.ownerReferences);
+  });
+
+  it('is drift when the reference names another group, kind, uid or role', () => {
+    for (const edit of [{ apiVersion: 'other.dev/v1' }, { kind: 'Other' }, { uid: 'other' }, { controller: false }]) {
+      const other = structuredClone(child);
+      other.metadata.ownerReferences = [{ ...other.metadata.ownerReferences![0]!, ...edit }];
+      expect(cronJobDrift(other, buildCronJob(v1) as KubeObject), JSON.stringify(edit)).not.toEqual([]);
+    }
   });
 });
