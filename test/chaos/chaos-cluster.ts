@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { clientFor, ControllerProcess, CONTROLLER_SA, LEASE, startCluster, type Cluster, type ClusterOptions } from '../e2e/harness.ts';
+import { clientFor, ControllerProcess, CONTROLLER_SA, distDocuments, LEASE, startCluster, type Cluster, type ClusterOptions } from '../e2e/harness.ts';
 import { api, scheduleManifest } from '../e2e/scenarios.ts';
 
 /** A ServiceAccount bound to the controller's roles (dist/ RBAC), with a kubeconfig. */
@@ -25,8 +25,13 @@ export async function replicaAccount(cluster: Cluster, name: string, serverUrl?:
   const admin = cluster.admin;
   await clientFor(admin, 'ServiceAccount').create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: CONTROLLER_SA.namespace } });
   const subjects = [{ kind: 'ServiceAccount', name, namespace: CONTROLLER_SA.namespace }];
-  await clientFor(admin, 'ClusterRoleBinding').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `chaos-${name}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'backupschedule-operator' }, subjects });
-  await clientFor(admin, 'RoleBinding').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: `chaos-${name}`, namespace: LEASE.namespace }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'backupschedule-operator-leader-election' }, subjects });
+  // Every binding dist/ gives the controller's ServiceAccount, given to this one too.
+  type Binding = KubeObject & { roleRef: unknown; subjects?: { kind: string; name: string; namespace?: string }[] };
+  const bindings = distDocuments().filter((d): d is Binding => (d.kind === 'ClusterRoleBinding' || d.kind === 'RoleBinding') && ((d as Binding).subjects ?? []).some((x) => x.kind === 'ServiceAccount' && x.name === CONTROLLER_SA.name && x.namespace === CONTROLLER_SA.namespace));
+  for (const binding of bindings) {
+    const metadata = { name: `chaos-${name}-${binding.metadata.name}`, ...(binding.metadata.namespace ? { namespace: binding.metadata.namespace } : {}) };
+    await clientFor(admin, binding.kind ?? '').create({ apiVersion: binding.apiVersion, kind: binding.kind, metadata, roleRef: binding.roleRef, subjects });
+  }
   const token = await cluster.server.serviceAccountToken(CONTROLLER_SA.namespace, name, 7200);
   let text = cluster.server.kubeconfig({ token, user: name });
   if (serverUrl) text = text.replace(cluster.server.httpsUrl, serverUrl);

@@ -9,7 +9,9 @@ import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import type { KubeClient } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
-import { sleep } from '../e2e/harness.ts';
+import { CRD_NAME } from '../../src/api/constants.ts';
+import { WEBHOOK_SECRET_NAME } from '../../src/manifests/operator-chart.ts';
+import { CONTROLLER_SA, sleep } from '../e2e/harness.ts';
 import { api, readyOf } from '../e2e/scenarios.ts';
 
 /** What the user last asked for, per schedule name, in one namespace. */
@@ -116,12 +118,14 @@ export function writesBy(entries: readonly RequestLogEntry[], users: ReadonlySet
 
 /**
  * Writes of `users` to anything but their own objects: CronJobs and BackupSchedule status in
- * `namespace`, Events, and the Lease.
+ * `namespace`, Events, the Lease, and the conversion webhook's certificate Secret and the CRD's caBundle.
  */
 export function foreignWrites(entries: readonly RequestLogEntry[], users: ReadonlySet<string>, namespace: string): string[] {
   return writesBy(entries, users, { events: true, leases: true })
     .filter((e) => {
       if (e.resource === 'events' || e.resource === 'leases') return false;
+      if (e.resource === 'secrets' && e.namespace === CONTROLLER_SA.namespace && e.name === WEBHOOK_SECRET_NAME) return false;
+      if (e.resource === 'customresourcedefinitions' && e.name === CRD_NAME && e.verb === 'patch') return false;
       if (e.namespace !== namespace) return true;
       if (e.resource === 'cronjobs') return e.subresource !== undefined && e.subresource !== '';
       return !(e.resource === 'backupschedules' && e.subresource === 'status');
