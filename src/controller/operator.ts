@@ -365,11 +365,14 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     : undefined;
   if (metricsServer) servers.push(metricsServer);
   // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
-  // leader only (the gated client), read by all. With --conversion-webhook-cert-dir, cert-manager keeps
-  // both: every replica only reads the mounted files.
+  // leader, and by a follower only while the Secret holds nothing servable (CertificateManager says
+  // why), so this client is not behind the leader's write gate: each of its writes is conditional. With
+  // --conversion-webhook-cert-dir, cert-manager keeps both: every replica only reads the mounted files.
   let webhook: RunningConversionWebhook | undefined;
+  let webhookClient: KubeClient | undefined;
   if (options.conversionWebhookAddress) {
     const gate = elector?.gate ?? openWriteGate;
+    webhookClient = new KubeClient({ config, userAgent, onRequest: metrics.restClientObserver });
     // Loaded only when asked for: node-forge and the certificate code stay out of a controller without it.
     const [{ startConversionWebhook }, { certificateLoadedCheck }] = await Promise.all([import('./conversion-webhook-server.ts'), import('../runtime/certificate-manager.ts')]);
     const common = { address: options.conversionWebhookAddress, clock, logger };
@@ -383,8 +386,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
               namespace: leaseNamespace,
               serviceName: options.conversionWebhookServiceName,
               secretName: options.conversionWebhookSecretName,
-              secrets: new ResourceClient<SecretObject>(client, SECRETS),
-              crds: new ResourceClient<KubeObject>(client, CRDS),
+              secrets: new ResourceClient<SecretObject>(webhookClient, SECRETS),
+              crds: new ResourceClient<KubeObject>(webhookClient, CRDS),
               isLeader: () => gate.isOpen(),
             },
       ),
@@ -475,6 +478,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       await Promise.all(informers.map((i) => i.stop()));
       await Promise.all(servers.map((s) => s.close()));
       client.close();
+      webhookClient?.close();
       logger.info({}, 'shutdown complete');
     },
   };

@@ -1,10 +1,13 @@
 /**
  * Keeps a CA and a serving certificate in one Secret with no other infrastructure (no cert-manager), and
  * hands the current certificate to a server. Every replica reads the Secret (a GET each `resyncMs`) and
- * serves what it holds; only the leader writes it: creates it when missing, renews by the rules of
+ * serves what it holds. The leader writes it: creates it when missing, renews by the rules of
  * {@link planCertificates}, and publishes the CA bundle through `onCaBundle` (a CRD's `caBundle`).
- * Writes go through the caller's gated client, so a replica that just lost the lead cannot write.
- * Replicas racing to create the Secret: AlreadyExists → read theirs; a Conflict on update → read again.
+ * A follower writes only when the Secret holds nothing servable (no CA or serving certificate, or an
+ * expired one), and then publishes the bundle too: the leader may be a replica of a release without the
+ * webhook (a rolling upgrade), and a Deployment whose new Pods wait for it to become ready never
+ * replaces it. Every write is conditional (create, or update at the read resourceVersion), so racing
+ * replicas cannot both win: AlreadyExists → read theirs; a Conflict → read again and plan on it.
  */
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/api-status-error.ts';
 import type { KubeObject } from '../kube/object.ts';
@@ -49,11 +52,11 @@ export interface CertificateManagerOptions {
   readonly secretName: string;
   /** Names, lifetimes and rotation points of the certificates. */
   readonly policy: RotationPolicy;
-  /** Whether this replica may write now (the leader's write gate). */
+  /** Whether this replica leads (it renews; a follower only fills a Secret with nothing servable). */
   isLeader(): boolean;
   /** Called on every replica whenever the Secret's serving certificate changes (and first when one is read). */
   onCredentials(credentials: ServingCredentials): void;
-  /** Leader only, after every sync: publish the CA bundle (PEM). A failure is logged and retried at the next sync. @default none */
+  /** After every sync of the leader, and after a follower's write: publish the CA bundle (PEM). A failure is logged and retried at the next sync. @default none */
   readonly onCaBundle?: (caBundlePem: string) => Promise<void>;
   /** How often the Secret is read again. @default 60_000 */
   readonly resyncMs?: number;
@@ -114,16 +117,21 @@ export class CertificateManager extends PeriodicSync {
     const resyncMs = this.#o.resyncMs ?? 60_000;
     let secret = await this.#read();
     let state = readCertificateState(secret?.data);
-    if (this.#o.isLeader()) {
+    const leader = this.#o.isLeader();
+    const bootstrap = !leader && !this.#servable(state);
+    let wrote = false;
+    if (leader || bootstrap) {
       // Two attempts: a lost race (AlreadyExists, Conflict) means another replica wrote; plan on theirs.
       for (let attempt = 0; attempt < 2; attempt++) {
         const plan = planCertificates(state, this.#clock.now(), this.#o.policy);
-        if (plan.reasons.length === 0) break;
+        // A follower stops as soon as there is something to serve (a racing replica's write): renewing is the leader's.
+        if (plan.reasons.length === 0 || (!leader && this.#servable(state))) break;
         const data = await renewCertificates(state, plan, this.#clock.now(), this.#o.policy);
         try {
           secret = await this.#write(secret, data);
           state = readCertificateState(secret.data);
-          this.#o.logger.info({ secret: this.#ref(), reasons: plan.reasons }, 'webhook certificates written');
+          wrote = true;
+          this.#o.logger.info({ secret: this.#ref(), reasons: plan.reasons, ...(bootstrap ? { by: 'follower: nothing servable' } : {}) }, 'webhook certificates written');
           break;
         } catch (err) {
           if (!isAlreadyExists(err) && !isConflict(err)) throw err;
@@ -136,10 +144,16 @@ export class CertificateManager extends PeriodicSync {
     this.#serve(state);
     // A replica with nothing to serve is not ready: it looks again soon rather than at the next resync.
     if (!this.#credentials) return Math.min(resyncMs, this.#o.retryMs ?? 5_000);
-    if (!this.#o.isLeader()) return resyncMs;
+    if (!leader && !wrote) return resyncMs;
     if (state.ca && this.#o.onCaBundle) await this.#o.onCaBundle(state.bundle.map((c) => c.pem).join(''));
     const plan = planCertificates(state, this.#clock.now(), this.#o.policy);
     return Math.min(resyncMs, plan.nextCheckAt - this.#clock.now());
+  }
+
+  /** Whether `state` holds a CA and a serving certificate that can be served now. */
+  #servable(state: CertificateState): boolean {
+    const now = this.#clock.now();
+    return state.ca !== undefined && state.ca.info.notAfter > now && state.serving !== undefined && state.serving.info.notAfter > now;
   }
 
   async #write(secret: SecretObject | undefined, data: Record<string, string>): Promise<SecretObject> {
@@ -160,7 +174,7 @@ export class CertificateManager extends PeriodicSync {
   #serve(state: CertificateState): void {
     const serving = state.serving;
     if (!serving || serving.info.notAfter <= this.#clock.now()) {
-      if (this.#served === undefined && !this.#waitingLogged) this.#o.logger.info({ secret: this.#ref(), problem: state.servingProblem ?? state.problem ?? 'expired' }, 'no serving certificate in the Secret yet; waiting for the leader to write one');
+      if (this.#served === undefined && !this.#waitingLogged) this.#o.logger.info({ secret: this.#ref(), problem: state.servingProblem ?? state.problem ?? 'expired' }, 'no serving certificate in the Secret yet');
       this.#waitingLogged = true;
       return;
     }

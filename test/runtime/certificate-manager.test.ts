@@ -72,31 +72,44 @@ describe('CertificateManager', () => {
     expect(leader.client.unexpected).toEqual([]);
   });
 
-  it("a follower never writes: not ready while the Secret is empty, it reads it every retryMs until the leader's certificate is there, then every resync", async () => {
+  it('a follower fills a Secret with nothing servable (the leader may be of a release without the webhook) and publishes the bundle, but never renews', async () => {
     const clock = new FakeClock();
     const server = new FakeSecretServer();
-    const lines: string[] = [];
-    const follower = replica(server, clock, false, { retryMs: 5_000, logger: { info: (_: object, msg: string) => lines.push(msg), warn: () => {}, debug: () => {} } as never });
-    const ready = certificateLoadedCheck(follower.manager);
-    follower.manager.start();
-    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get']), WAIT);
+    const follower = replica(server, clock, false, {});
+    const writer = new FakeSecretClient(server, new Set(['get', 'create', 'update']));
+    const bootstrapping = replica(server, clock, false, { secrets: writer });
+    const ready = certificateLoadedCheck(bootstrapping.manager);
     expect(ready.check()).toEqual({ ok: false, reason: 'no serving certificate loaded from the Secret yet' });
-    await stepWhenScheduled(clock, 5_000);
-    await vi.waitFor(() => expect(follower.client.calls).toEqual(['get', 'get']), WAIT);
-    expect(lines.filter((l) => l.startsWith('no serving certificate'))).toHaveLength(1);
-    const leader = replica(server, clock, true);
-    await leader.manager.sync();
-    await stepWhenScheduled(clock, 5_000);
-    await vi.waitFor(() => expect(follower.served).toHaveLength(1), WAIT);
+    await bootstrapping.manager.sync();
+    expect(bootstrapping.bundles).toHaveLength(1);
+    expect(writer.calls).toEqual(['get', 'create']);
     expect(ready.check()).toEqual({ ok: true });
-    expect(fingerprint(follower.served[0])).toBe(fingerprint(leader.served[0]));
-    await stepWhenScheduled(clock, 59_999);
-    expect(follower.client.calls).toHaveLength(3);
-    await stepWhenScheduled(clock, 1);
-    await vi.waitFor(() => expect(follower.client.calls).toHaveLength(4), WAIT);
-    expect(follower.bundles).toEqual([]);
-    expect(follower.client.unexpected).toEqual([]);
-    await Promise.all([follower.manager.stop(), leader.manager.stop()]);
+    // Another follower reads what is there and writes nothing.
+    await follower.manager.sync();
+    expect(follower.client.calls).toEqual(['get']);
+    expect(fingerprint(follower.served[0])).toBe(fingerprint(bootstrapping.served[0]));
+    // Past the renewal point (2/3 of 30 days) the certificate is still servable: renewing is the leader's.
+    clock.step(21 * DAY);
+    await bootstrapping.manager.sync();
+    expect(writer.calls).toEqual(['get', 'create', 'get']);
+    expect(bootstrapping.served).toHaveLength(1);
+    // Once it has expired, a follower writes again rather than leave every replica without one.
+    clock.step(10 * DAY);
+    await bootstrapping.manager.sync();
+    expect(writer.calls).toEqual(['get', 'create', 'get', 'get', 'update']);
+    expect(bootstrapping.served).toHaveLength(2);
+    expect(bootstrapping.bundles).toHaveLength(2);
+    await bootstrapping.manager.stop();
+    expect([follower.client.unexpected, writer.unexpected]).toEqual([[], []]);
+  });
+
+  it('followers racing to fill the empty Secret: one creates, the other reads and serves that one', async () => {
+    const clock = new FakeClock();
+    const server = new FakeSecretServer();
+    const [a, b] = [0, 1].map(() => replica(server, clock, false, { secrets: new FakeSecretClient(server, new Set(['get', 'create', 'update'])) }));
+    await Promise.all([a!.manager.sync(), b!.manager.sync()]);
+    expect(fingerprint(a!.served.at(-1))).toBe(fingerprint(b!.served.at(-1)));
+    expect(server.secret?.metadata.resourceVersion).toBe('1');
   });
 
   it('renews the serving certificate at 2/3 of its lifetime on a timer, without sleeping, and hands the new one to the server', async () => {
