@@ -111,6 +111,19 @@ export async function waitConverged(admin: KubeClient, expected: ExpectedState, 
 /** True for requests that change something (not get/list/watch). */
 export const isWrite = (e: RequestLogEntry): boolean => !['get', 'list', 'watch'].includes(e.verb);
 
+/**
+ * A write of the conversion webhook's certificates: its Secret, or the CRD's caBundle. Conditional
+ * writes the leader makes, and a follower too while the Secret holds nothing servable
+ * (src/runtime/certificate-manager.ts), so they are not reconcile writes to fence.
+ */
+export function isWebhookCertificateWrite(e: RequestLogEntry): boolean {
+  return (
+    isWrite(e) &&
+    ((e.resource === 'secrets' && e.namespace === CONTROLLER_SA.namespace && e.name === WEBHOOK_SECRET_NAME) ||
+      (e.resource === 'customresourcedefinitions' && e.name === CRD_NAME && e.verb === 'patch'))
+  );
+}
+
 /** The writes of `users`, Events and Lease renewals optional. */
 export function writesBy(entries: readonly RequestLogEntry[], users: ReadonlySet<string>, options: { events?: boolean; leases?: boolean } = {}): RequestLogEntry[] {
   return entries.filter((e) => users.has(e.user) && isWrite(e) && (options.events === true || e.resource !== 'events') && (options.leases === true || e.resource !== 'leases'));
@@ -124,8 +137,7 @@ export function foreignWrites(entries: readonly RequestLogEntry[], users: Readon
   return writesBy(entries, users, { events: true, leases: true })
     .filter((e) => {
       if (e.resource === 'events' || e.resource === 'leases') return false;
-      if (e.resource === 'secrets' && e.namespace === CONTROLLER_SA.namespace && e.name === WEBHOOK_SECRET_NAME) return false;
-      if (e.resource === 'customresourcedefinitions' && e.name === CRD_NAME && e.verb === 'patch') return false;
+      if (isWebhookCertificateWrite(e)) return false;
       if (e.namespace !== namespace) return true;
       if (e.resource === 'cronjobs') return e.subresource !== undefined && e.subresource !== '';
       return !(e.resource === 'backupschedules' && e.subresource === 'status');

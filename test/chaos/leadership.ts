@@ -4,13 +4,14 @@
  * long the cluster went without a leader after each kill.
  */
 import type { RequestLogEntry } from '../apiserver/index.ts';
-import { isWrite } from './invariants.ts';
+import { isWebhookCertificateWrite, isWrite } from './invariants.ts';
 
 const isLeaseWrite = (e: RequestLogEntry): boolean => e.resource === 'leases' && isWrite(e) && e.code >= 200 && e.code < 300;
 
 /**
  * Writes (Events included) by any of `users` at a moment when the Lease's last successful write was
- * another user's, or nobody's yet: with fencing these must not exist.
+ * another user's, or nobody's yet: with fencing these must not exist. The webhook's certificate
+ * writes are not fenced by the Lease (see {@link isWebhookCertificateWrite}).
  */
 export function nonLeaderWrites(entries: readonly RequestLogEntry[], users: ReadonlySet<string>): RequestLogEntry[] {
   let holder: string | undefined;
@@ -18,7 +19,7 @@ export function nonLeaderWrites(entries: readonly RequestLogEntry[], users: Read
   for (const e of entries) {
     if (!users.has(e.user)) continue;
     if (isLeaseWrite(e)) holder = e.user;
-    else if (isWrite(e) && e.resource !== 'leases' && e.user !== holder) out.push(e);
+    else if (isWrite(e) && e.resource !== 'leases' && !isWebhookCertificateWrite(e) && e.user !== holder) out.push(e);
   }
   return out;
 }
