@@ -51,7 +51,7 @@ const KINDS: Readonly<Record<string, ResourceType>> = {
 };
 
 /** The objects of the manifest files `folder`'s `Kustomization` lists, in its order (= file name order). */
-function kustomizationDocuments(folder: string): KubeObject[] {
+export function kustomizationDocuments(folder: string): KubeObject[] {
   const kustomization = parseAllDocuments(readFileSync(join(folder, 'Kustomization'), 'utf8'))[0]?.toJS() as { resources: string[] };
   return kustomization.resources.flatMap((file) =>
     parseAllDocuments(readFileSync(join(folder, file), 'utf8')).map((doc) => doc.toJS() as KubeObject).filter((o) => o !== null),
@@ -192,8 +192,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const all = [...(options.documents ?? distDocuments()), ...(options.examples === true ? exampleDocuments() : [])];
   const docs = all.filter(options.filter ?? (() => true)).map(options.rewrite ?? ((d) => d));
   await applyDocuments(admin, docs);
-  // The CRD is served once established; tests create BackupSchedules right away.
-  await waitFor('the BackupSchedule CRD to be served', () => clientFor(admin, 'BackupSchedule').list({ limit: 1 }).then(() => true), 10_000);
+  // The CRD is served once established; tests create BackupSchedules right away. Listed in its storage
+  // version (v1 in dist/, v1alpha1 in a release before it), which needs no conversion webhook.
+  const crd = docs.find((d) => d.kind === 'CustomResourceDefinition') as (KubeObject & { spec: { group: string; versions: { name: string; storage: boolean }[] } }) | undefined;
+  const stored = crd?.spec.versions.find((v) => v.storage);
+  const listed = clientFor(admin, 'BackupSchedule', stored && crd ? `${crd.spec.group}/${stored.name}` : undefined);
+  await waitFor('the BackupSchedule CRD to be served', () => listed.list({ limit: 1 }).then(() => true), 10_000);
   const tokenSeconds = options.tokenSeconds ?? 3600;
   const tokenFile = join(dir, 'controller.token');
   // Written aside and renamed, as kubelet's atomic writer does: a reader never sees half a token.

@@ -1,0 +1,270 @@
+/**
+ * The upgrade from the previous release (test/fixtures/release-0.1.0: v1alpha1 stored, no webhook) to
+ * this checkout, as an operator of a cluster does it and as the README's "Upgrading" says:
+ *
+ *  1. the previous release runs, two replicas with leader election, with `schedules` v1alpha1
+ *     BackupSchedules converged;
+ *  2. the new dist/ is applied in its file order (what `kubectl apply -f dist/` does; objects that
+ *     exist are merge-patched with the file, so the Lease's holder survives): the CRD now serves v1
+ *     and stores it, converting through the webhook;
+ *  3. the Deployment rolls: a new replica starts beside the two old ones (the webhook Service selects
+ *     only new replicas), then an old one stops, a second new one starts, the last old one stops;
+ *  4. a new replica leads and has reconciled every schedule (from v1, converted from the stored
+ *     v1alpha1 by the webhook) with the writes it needed: none to children;
+ *  5. `migrate-storage` rewrites every object in v1 and leaves `status.storedVersions: [v1]`;
+ *  6. a v1alpha1 manifest applied afterwards (an unchanged GitOps repo) and a v1 one both work.
+ *
+ * Shared by test/e2e/upgrade.test.ts (500 schedules) and bench/upgrade-bench.ts (10,000).
+ */
+import { spawn } from 'node:child_process';
+import { isDeepStrictEqual } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { isAlreadyExists } from '../../src/kube/api-status-error.ts';
+import type { KubeClient } from '../../src/kube/kube-client.ts';
+import type { KubeObject } from '../../src/kube/object.ts';
+import { toV1 } from '../../src/conversion/index.ts';
+import type { BackupSchedule } from '../../src/api/index.ts';
+import type { RequestLogEntry } from '../apiserver/index.ts';
+import { clientFor, ControllerProcess, CONTROLLER_USER, distDocuments, kustomizationDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
+import { api, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
+
+const RELEASE = fileURLToPath(new URL('../fixtures/release-0.1.0/', import.meta.url));
+/** The previous release's controller bundle. */
+export const PREVIOUS_BUNDLE = `${RELEASE}controller/controller.mjs`;
+/** The previous release's dist/, in apply order. */
+export const previousReleaseDocuments = (): KubeObject[] => kustomizationDocuments(`${RELEASE}dist`);
+
+const NAMESPACE = 'upgrade';
+
+/** Options of {@link runUpgrade}. */
+export interface UpgradeOptions {
+  /** The new release's controller bundle (buildBundle()). */
+  readonly bundle: string;
+  readonly schedules: number;
+  /** How long old and new replicas run side by side before the first old one stops. @default 2_000 */
+  readonly sideBySideMs?: number;
+  /** Progress lines. @default none */
+  readonly log?: (line: string) => void;
+}
+
+/** What the upgrade did; the test asserts on it and the bench prints it. */
+export interface UpgradeResult {
+  readonly schedules: number;
+  /** Seconds the previous release took to converge the schedules. */
+  readonly convergedBeforeS: number;
+  /** Seconds from applying the new dist/ until a new replica led and had reconciled every schedule. */
+  readonly upgradeS: number;
+  /** Writes to CronJobs from the upgrade's start until the end of the migration (must be none). */
+  readonly childWrites: readonly RequestLogEntry[];
+  /** Children whose resourceVersion changed over the same span. */
+  readonly changedChildren: readonly string[];
+  /** Successful status writes by the controller over the same span (the new release's status, if it differs). */
+  readonly statusWrites: number;
+  /** Requests for BackupSchedules answered 500 over the span (conversions before the webhook had a certificate). */
+  readonly conversionErrors: number;
+  /** Schedules whose v1alpha1 and v1 reads disagree (after the roll, before the migration). */
+  readonly disagreements: readonly string[];
+  readonly migration: { readonly exitCode: number | null; readonly seconds: number; readonly objectsPerSecond: number; readonly storedVersions: readonly string[]; readonly notStoredInV1: number };
+  /** Problems of the v1alpha1 and v1 schedules created after the upgrade (none when both worked). */
+  readonly afterwards: readonly string[];
+}
+
+type Schedule = KubeObject & { spec: Record<string, any>; status?: Record<string, any> };
+
+/** The schedules' v1alpha1 specs: varied, as a real cluster's are (sources, retention, zones, suspension). */
+function legacySpec(i: number): Record<string, unknown> {
+  return {
+    schedule: ['0 2 * * *', '15 3 * * *', '@hourly', '30 4 * * 1-5'][i % 4],
+    ...(i % 3 === 0 ? { source: { persistentVolumeClaim: { claimName: `data-${i % 7}` } } } : {}),
+    retention: { keepLast: 1 + (i % 30) },
+    ...(i % 5 === 0 ? { timeZone: 'Europe/Berlin' } : {}),
+    ...(i % 11 === 0 ? { suspend: true } : {}),
+  };
+}
+
+/** Every object of a list, all pages. */
+async function listAll(list: (o: { namespace: string; limit: number; continue?: string }) => Promise<{ items: KubeObject[]; metadata: { continue?: string } }>): Promise<KubeObject[]> {
+  const out: KubeObject[] = [];
+  let token: string | undefined;
+  do {
+    const page = await list({ namespace: NAMESPACE, limit: 2_000, ...(token ? { continue: token } : {}) });
+    out.push(...page.items);
+    token = page.metadata.continue || undefined;
+  } while (token);
+  return out;
+}
+
+/** Runs `task` over `items` with `parallel` in flight. */
+async function inParallel<T>(items: readonly T[], parallel: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next < items.length) await task(items[next++] as T);
+  }));
+}
+
+/** `kubectl apply -f` of each document in order: created, or merge-patched with the file when it exists. */
+async function applyRelease(admin: KubeClient, docs: readonly KubeObject[]): Promise<void> {
+  for (const doc of docs) {
+    const client = clientFor(admin, doc.kind ?? '', doc.apiVersion);
+    try {
+      await client.create(doc);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      const { apiVersion: _a, kind: _k, ...patch } = doc;
+      await client.patch({ namespace: doc.metadata.namespace, name: doc.metadata.name ?? '' }, patch);
+    }
+  }
+}
+
+/** Sum of a controller's `controller_runtime_reconcile_total` (its metrics URL is in its 'starting' line). */
+async function reconciles(process: ControllerProcess): Promise<number> {
+  const url = process.records().find((r) => r['msg'] === 'starting')?.['metrics'];
+  if (typeof url !== 'string') return 0;
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text.split('\n').filter((l) => l.startsWith('controller_runtime_reconcile_total')).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+}
+
+const leaderFlags = (cluster: Cluster, id: string): string[] => [
+  '--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`, `--leader-election-id=${id}`, '--log-level=info',
+];
+
+/** Runs the upgrade on a fresh cluster; see the module doc. Stops everything it started. */
+export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
+  const log = options.log ?? (() => {});
+  const n = options.schedules;
+  const cluster = await startCluster({ documents: previousReleaseDocuments() });
+  const replicas: ControllerProcess[] = [];
+  const start = (bundle: string, id: string, extra: readonly string[] = []): ControllerProcess => {
+    const p = ControllerProcess.start(bundle, [...leaderFlags(cluster, id), ...extra]);
+    replicas.push(p);
+    return p;
+  };
+  try {
+    const k = api(cluster.admin);
+    await k.createNamespace(NAMESPACE);
+    // 1. The previous release, converged.
+    const t0 = Date.now();
+    start(PREVIOUS_BUNDLE, 'old-a');
+    start(PREVIOUS_BUNDLE, 'old-b');
+    const names = Array.from({ length: n }, (_, i) => `s-${String(i).padStart(5, '0')}`);
+    await inParallel(names.map((name, i) => [name, i] as const), 32, async ([name, i]) => {
+      await k.schedulesV1alpha1.create(scheduleManifestV1alpha1(NAMESPACE, name, legacySpec(i)) as never);
+    });
+    await waitFor(`the previous release to converge ${n} schedules`, async () => {
+      const [schedules, children] = await Promise.all([listAll((o) => k.schedulesV1alpha1.list(o)), listAll((o) => k.cronJobs.list(o))]);
+      return children.length === n && schedules.every((s) => readyOf(s as never)?.status === 'True' && (s as Schedule).status?.['observedGeneration'] === s.metadata.generation);
+    }, 60_000 + n * 100, 500);
+    const convergedBeforeS = (Date.now() - t0) / 1000;
+    log(`previous release converged ${n} schedules in ${convergedBeforeS.toFixed(1)} s`);
+    await sleep(1_000);
+    const before = new Map((await listAll((o) => k.cronJobs.list(o))).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
+
+    // 2. The new dist/, applied in file order.
+    const upgradeStart = Date.now();
+    await applyRelease(cluster.admin, distDocuments());
+    log('new dist/ applied');
+
+    // 3. The roll: new beside old, then old out one by one.
+    const newA = start(options.bundle, 'new-a', [WEBHOOK_FLAG]);
+    await cluster.routeWebhookTo(newA);
+    await waitFor('the first new replica to be ready', () => readyzOk(newA), 120_000, 200);
+    log('first new replica ready (webhook serving, caches synced)');
+    await sleep(options.sideBySideMs ?? 2_000);
+    await replicas[0]!.stop();
+    const newB = start(options.bundle, 'new-b', [WEBHOOK_FLAG]);
+    await waitFor('the second new replica to be ready', () => readyzOk(newB), 120_000, 200);
+    await replicas[1]!.stop();
+    log('old replicas stopped');
+
+    // 4. A new replica leads and has looked at every schedule; then nothing more is written.
+    const leader = await waitFor('a new replica to lead', () => [newA, newB].find((p) => p.records().some((r) => r['msg'] === 'became leader; starting workers')), 60_000, 100);
+    await waitFor(`the new leader to reconcile ${n} schedules`, async () => (await reconciles(leader)) >= n, 60_000 + n * 20, 250);
+    await quiet(cluster, 2_000);
+    const upgradeS = (Date.now() - upgradeStart) / 1000;
+    log(`upgraded in ${upgradeS.toFixed(1)} s`);
+    const [alpha, v1] = await Promise.all([listAll((o) => k.schedulesV1alpha1.list(o)), listAll((o) => k.schedules.list(o))]);
+    const disagreements = disagreeing(alpha, v1);
+
+    // 5. The storage migration, with the admin's credentials as the README says.
+    const migration = await migrate(options.bundle, cluster, n);
+    log(`migrated ${n} objects in ${migration.seconds.toFixed(2)} s (${Math.round(migration.objectsPerSecond)}/s), storedVersions ${JSON.stringify(migration.storedVersions)}`);
+    await quiet(cluster, 2_000);
+    const span = cluster.server.requestLog.entries().filter((e) => Date.parse(e.time) >= upgradeStart);
+    const after = new Map((await listAll((o) => k.cronJobs.list(o))).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
+
+    // 6. Manifests written afterwards, in either version.
+    const afterwards = await applyAfterwards(cluster);
+    return {
+      schedules: n,
+      convergedBeforeS,
+      upgradeS,
+      childWrites: span.filter((e) => e.user === CONTROLLER_USER && e.resource === 'cronjobs' && !['get', 'list', 'watch'].includes(e.verb)),
+      changedChildren: [...before].filter(([name, rv]) => after.get(name) !== rv).map(([name]) => name),
+      statusWrites: span.filter((e) => e.user === CONTROLLER_USER && e.resource === 'backupschedules' && e.subresource === 'status' && e.code < 300).length,
+      conversionErrors: span.filter((e) => e.resource === 'backupschedules' && e.code === 500).length,
+      disagreements,
+      migration,
+      afterwards,
+    };
+  } finally {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await cluster.stop();
+  }
+}
+
+async function readyzOk(process: ControllerProcess): Promise<boolean> {
+  const url = process.records().find((r) => r['msg'] === 'starting')?.['health'];
+  if (typeof url !== 'string') return false;
+  return fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
+}
+
+/** Waits until the controller has written nothing (Lease renewals aside) for `ms`. */
+async function quiet(cluster: Cluster, ms: number): Promise<void> {
+  await waitFor(`${ms} ms without controller writes`, () => {
+    const last = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases').at(-1);
+    return last === undefined || Date.now() - Date.parse(last.time) >= ms;
+  }, 120_000, 200);
+}
+
+/** Names whose v1alpha1 read, converted to v1, is not exactly the v1 read (or that one version lacks). */
+function disagreeing(alpha: readonly KubeObject[], v1: readonly KubeObject[]): string[] {
+  const byName = new Map(v1.map((o) => [o.metadata.name ?? '', o]));
+  const out = alpha.filter((o) => !isDeepStrictEqual(toV1(o as unknown as BackupSchedule), byName.get(o.metadata.name ?? ''))).map((o) => o.metadata.name ?? '');
+  if (alpha.length !== v1.length) out.push(`${alpha.length} objects in v1alpha1, ${v1.length} in v1`);
+  return out;
+}
+
+/** Runs the new bundle's `migrate-storage` as its own process, as an admin would. */
+async function migrate(bundle: string, cluster: Cluster, n: number): Promise<UpgradeResult['migration']> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [bundle, 'migrate-storage', '--kubeconfig', cluster.adminKubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const seconds = (performance.now() - started) / 1000;
+  if (exitCode !== 0) throw new Error(`migrate-storage exited ${exitCode}:\n${output.slice(-4_000)}`);
+  const crd = await clientFor(cluster.admin, 'CustomResourceDefinition').get({ name: 'backupschedules.kubelings.dev' });
+  const storedVersions = ((crd['status'] as { storedVersions?: string[] } | undefined)?.storedVersions ?? []);
+  const notStoredInV1 = cluster.server.listStored('kubelings.dev', 'backupschedules').filter((o) => o.apiVersion !== 'kubelings.dev/v1').length;
+  return { exitCode, seconds, objectsPerSecond: n / seconds, storedVersions, notStoredInV1 };
+}
+
+/** A v1alpha1 manifest (an unchanged GitOps repo) and a v1 one with GFS retention, created after the upgrade. */
+async function applyAfterwards(cluster: Cluster): Promise<string[]> {
+  const k = api(cluster.admin);
+  const problems: string[] = [];
+  await k.schedulesV1alpha1.create(scheduleManifestV1alpha1(NAMESPACE, 'gitops-v1alpha1', { retention: { keepLast: 3 } }) as never);
+  await k.schedules.create(scheduleManifest(NAMESPACE, 'new-v1', { retention: { keepDaily: 7, keepWeekly: 4 } }) as never);
+  for (const [name, args] of [['gitops-v1alpha1', ['--keep-last=3']], ['new-v1', ['--keep-daily=7', '--keep-weekly=4']]] as const) {
+    try {
+      await k.waitForReady(NAMESPACE, name, undefined, 30_000);
+      const child = await k.waitForCronJob(NAMESPACE, name);
+      const got = (child.spec.jobTemplate.spec.template.spec.containers[0].args as string[]).filter((a) => a.startsWith('--keep-'));
+      if (!isDeepStrictEqual(got, [...args])) problems.push(`${name}: child args ${got.join(' ')}, expected ${args.join(' ')}`);
+    } catch (err) {
+      problems.push(`${name}: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  return problems;
+}
