@@ -25,7 +25,7 @@ import type { KubeObject } from '../../src/kube/object.ts';
 import { toV1 } from '../../src/conversion/index.ts';
 import type { BackupSchedule } from '../../src/api/index.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
-import { clientFor, ControllerProcess, CONTROLLER_USER, distDocuments, kustomizationDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
+import { clientFor, ControllerProcess, CONTROLLER_USER, distDocuments, kustomizationDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster, type ClusterOptions } from './harness.ts';
 import { api, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
 
 const RELEASE = fileURLToPath(new URL('../fixtures/release-0.1.0/', import.meta.url));
@@ -45,6 +45,8 @@ export interface UpgradeOptions {
   readonly sideBySideMs?: number;
   /** Progress lines. @default none */
   readonly log?: (line: string) => void;
+  /** Test API server options (the bench keeps more watch history, as etcd does). @default {} */
+  readonly server?: ClusterOptions['server'];
 }
 
 /** What the upgrade did; the test asserts on it and the bench prints it. */
@@ -132,7 +134,7 @@ const leaderFlags = (cluster: Cluster, id: string): string[] => [
 export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   const log = options.log ?? (() => {});
   const n = options.schedules;
-  const cluster = await startCluster({ documents: previousReleaseDocuments() });
+  const cluster = await startCluster({ documents: previousReleaseDocuments(), server: options.server ?? {} });
   const replicas: ControllerProcess[] = [];
   const start = (bundle: string, id: string, extra: readonly string[] = []): ControllerProcess => {
     const p = ControllerProcess.start(bundle, [...leaderFlags(cluster, id), ...extra]);
