@@ -151,6 +151,24 @@ describe('conversion webhook on two replicas sharing one certificate Secret', ()
     let trust = await crdCaBundle();
     let running = true;
     const stats = { ok: 0, failures: [] as string[], fingerprints: new Set<string>() };
+    // The same rotation seen by clients of the API server: v1alpha1 reads of an object stored in v1, which
+    // the test API server converts through the Service (routed to each replica in turn, as kube-proxy
+    // spreads connections) trusting the CRD's caBundle as it reads it at each call.
+    await adminRequest('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } });
+    await adminRequest('POST', '/apis/kubelings.dev/v1/namespaces/team-a/backupschedules', {
+      apiVersion: 'kubelings.dev/v1', kind: 'BackupSchedule', metadata: { name: 'nightly' },
+      spec: { schedule: '@daily', source: { type: 'Etcd', etcd: { endpoints: ['https://e:2379'] } }, destination: { persistentVolumeClaim: { claimName: 'b' } }, retention: { keepDaily: 7 } },
+    });
+    const apiReads = { ok: 0, failures: [] as string[] };
+    const apiLoad = (async () => {
+      for (let n = 0; running; n++) {
+        server.registerService(NS, SERVICE, 443, new URL(replicas[n % 2]!.webhook.url).host);
+        const res = await fetch(`${server.url}/apis/kubelings.dev/v1alpha1/namespaces/team-a/backupschedules/nightly`, { headers: { Authorization: `Bearer ${server.adminToken}` } });
+        const body = (await res.json()) as { apiVersion?: string; message?: string };
+        if (res.status === 200 && body.apiVersion === 'kubelings.dev/v1alpha1') apiReads.ok++;
+        else apiReads.failures.push(`${res.status} ${body.message ?? ''}`);
+      }
+    })();
     // kube-apiserver reads the caBundle from the CRD; so does this client, every 20 ms.
     const trustLoop = (async () => {
       while (running) {
@@ -199,9 +217,12 @@ describe('conversion webhook on two replicas sharing one certificate Secret', ()
     await new Promise((r) => setTimeout(r, 200));
 
     running = false;
-    await Promise.all([...load, trustLoop]);
+    await Promise.all([...load, trustLoop, apiLoad]);
     expect(stats.failures).toEqual([]);
     expect(stats.ok).toBeGreaterThan(50);
+    expect(apiReads.failures).toEqual([]);
+    expect(apiReads.ok).toBeGreaterThan(20);
+    console.log(`rotation under load: ${stats.ok} reviews and ${apiReads.ok} v1alpha1 reads through the API server answered, ${stats.failures.length + apiReads.failures.length} failed`);
     expect(stats.fingerprints).toEqual(new Set([serving0.fingerprint256, serving1.fingerprint256, serving2.fingerprint256]));
     expect(splitPemBundle(await crdCaBundle()).map((p) => readCertificate(p).fingerprint256)).toEqual([readCertificate(await secretPem(CERTIFICATE_SECRET_KEYS.caCert)).fingerprint256, firstCa.fingerprint256]);
     // Every Secret write came from the leader.
