@@ -1,7 +1,7 @@
 /**
  * Publishes the webhook's CA bundle where kube-apiserver reads it: the CRD's
  * `spec.conversion.webhook.clientConfig.caBundle` (base64 PEM). Only when the CRD has a webhook
- * conversion configured: a CRD without one (strategy None, as in dist/ until v1 is served) is left
+ * conversion configured: a CRD without one (strategy None, as the CRD of a release before v1) is left
  * alone, and that is logged once (again only after it changed). The patch is a JSON merge patch of that
  * one field, sent only when it differs, so GitOps tools that own the rest of the CRD are not fought.
  */
