@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CRD_NAME } from '../api/index.ts';
+import { isNotFound } from '../kube/api-status-error.ts';
 import { missingFeatures, parseKubeVersion, type KubeVersion } from '../pure/cluster-features.ts';
 import { childName, LABEL_MANAGED_BY, OPERATOR_NAME } from '../pure/index.ts';
 import { gateWrites, KubeClient } from '../kube/kube-client.ts';
@@ -179,6 +180,29 @@ export async function checkServerVersion(
   return version;
 }
 
+/**
+ * Reads discovery for the group version the controller watches (`/apis/kubelings.dev/v1`, readable by
+ * every authenticated user: `system:discovery`) and logs an error saying what to do when the CRD does not
+ * serve it yet: a release's controller applied without its CRD (the informers then retry, and start-up
+ * fails once the cache-sync timeout passes). Never fails start-up itself: GitOps may apply the CRD a
+ * moment later.
+ */
+export async function checkServedVersion(
+  client: Pick<KubeClient, 'request'>,
+  logger: { error(fields: object, message: string): void; warn(fields: object, message: string): void },
+): Promise<void> {
+  const path = `/apis/${BACKUP_SCHEDULES.group}/${BACKUP_SCHEDULES.version}`;
+  try {
+    await client.request<unknown>('GET', path, { timeoutMs: 10_000 });
+  } catch (err) {
+    if (isNotFound(err)) {
+      logger.error({ crd: CRD_NAME, path }, `the API server does not serve ${BACKUP_SCHEDULES.group}/${BACKUP_SCHEDULES.version}, the version this controller reads: apply this release's CRD (dist/, before the Deployment; README "Upgrading")`);
+    } else {
+      logger.warn({ err: String(err), path }, 'cannot read discovery; whether the CRD serves the version this controller reads is not checked');
+    }
+  }
+}
+
 /** Starts everything; see the module doc. */
 export async function startOperator(options: ControllerOptions, env: OperatorEnvironment): Promise<RunningOperator> {
   const { config, logger } = env;
@@ -276,6 +300,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   let serverVersion: KubeVersion | undefined;
   // Read before the workers start (they start after the caches sync); the reconciler only uses it for messages.
   const versionChecked = checkServerVersion(client, logger).then((v) => (serverVersion = v));
+  void checkServedVersion(client, logger);
   const reconciler = new BackupScheduleReconciler({
     schedules,
     cronJobs,

@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, ControllerProcess, LEASE, startCluster, waitFor, type Cluster } from './harness.ts';
+import { previousReleaseDocuments } from './upgrade.ts';
 
 let bundle: string;
 let cluster: Cluster;
@@ -50,5 +51,20 @@ describe('start-up problems', () => {
     });
     expect(body).toContain(`cannot read Lease ${LEASE.namespace}/${LEASE.name}`);
     expect(c.child.exitCode).toBeNull();
+  });
+});
+
+describe('a controller of this release against the CRD of the previous one', () => {
+  it('says the CRD does not serve v1 and what to apply, and keeps trying', async () => {
+    const old = await startCluster({ documents: previousReleaseDocuments() });
+    try {
+      const c = ControllerProcess.start(bundle, ['--kubeconfig', old.controllerKubeconfig]);
+      started.push(c);
+      const error = await c.waitForLog('the served-version error', (r) => r['level'] === 'error' && String(r['msg']).startsWith('the API server does not serve'));
+      expect(error['msg']).toBe('the API server does not serve kubelings.dev/v1, the version this controller reads: apply this release\'s CRD (dist/, before the Deployment; README "Upgrading")');
+      expect(c.child.exitCode).toBeNull();
+    } finally {
+      await old.stop();
+    }
   });
 });
