@@ -15,6 +15,7 @@ interface BuiltinSpec {
   readonly spec?: boolean;
   readonly createOnUpdate?: boolean;
   readonly defaultPropagation?: 'Background' | 'Orphan';
+  readonly zeroStatus?: Readonly<Record<string, unknown>>;
 }
 
 function builtin(spec: BuiltinSpec): ResourceType {
@@ -34,6 +35,7 @@ function builtin(spec: BuiltinSpec): ResourceType {
     allowUnconditionalUpdate: true,
     allowCreateOnUpdate: spec.createOnUpdate ?? false,
     ...(spec.defaultPropagation ? { defaultPropagation: spec.defaultPropagation } : {}),
+    ...(spec.zeroStatus ? { zeroStatus: spec.zeroStatus } : {}),
   };
 }
 
@@ -48,7 +50,7 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true }),
   // Services are stored and served (the operator ships its webhook's); no kube-proxy routes them: a test
   // maps one to a loopback address with `services`/`registerService` (the conversion webhook client).
-  builtin({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] }),
+  builtin({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], zeroStatus: { loadBalancer: {} }, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] }),
   builtin({ group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], createOnUpdate: true }),
   builtin({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], createOnUpdate: true }),
   builtin({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: ['status'], spec: true }),

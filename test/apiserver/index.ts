@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { stringify as toYaml } from 'yaml';
 import { realClock } from '../../src/runtime/clock.ts';
 import { TokenAuthenticator } from './auth.ts';
-import { prepareJobForCreate } from './builtins/index.ts';
+import { allocateServiceForCreate, keepServiceAllocation, prepareJobForCreate } from './builtins/index.ts';
 import { CustomResourceConverter } from './conversion/index.ts';
 import { CrdController } from './crd-controller.ts';
 import { versionInfo } from './discovery.ts';
@@ -148,6 +148,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   auth.addStaticToken(adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
   installNamespaceStrategy(store);
   store.setHooks('batch', 'jobs', { prepareCreate: prepareJobForCreate });
+  store.setHooks('', 'services', { prepareCreate: allocateServiceForCreate, prepareUpdate: keepServiceAllocation });
   // SetDefaults_Secret: an empty type is Opaque.
   store.setHooks('', 'secrets', { prepareCreate: (obj) => void (obj['type'] ??= 'Opaque') });
   new CrdController(store, storage, registry, clock);

@@ -41,9 +41,9 @@ export function prepareCreateMeta(type: ResourceType, obj: KubeObject, nowMs: nu
   else delete m.generation;
   if (!type.namespaced) delete m.namespace;
   if (hasStatusSubresource(type)) {
-    // Built-ins reset status to its zero value (`status: {}`); custom resources drop it.
+    // Built-ins reset status to its zero value (`status: {}`, a Service's `{loadBalancer: {}}`); custom resources drop it.
     if (type.custom) delete obj.status;
-    else obj.status = {};
+    else obj.status = structuredClone(type.zeroStatus ?? {});
   }
 }
 

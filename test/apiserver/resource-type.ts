@@ -53,6 +53,8 @@ export interface ResourceType {
   readonly allowCreateOnUpdate: boolean;
   /** Default `propagationPolicy` of DELETE (batch/v1 Jobs orphan by default). @default Background */
   readonly defaultPropagation?: 'Background' | 'Orphan' | 'Foreground';
+  /** A built-in's status as a create resets it: its zero value as Go serializes it. @default {} */
+  readonly zeroStatus?: Readonly<Record<string, unknown>>;
   /** Set for custom resources. */
   readonly custom?: CustomResourceInfo;
 }

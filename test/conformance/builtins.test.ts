@@ -201,4 +201,28 @@ describe('built-in defaulting', () => {
     const selector = (res.body.spec as { selector?: { matchLabels?: Record<string, string> } }).selector;
     expect(Object.values(selector?.matchLabels ?? {})).toContain(res.body.metadata.uid);
   });
+
+  it('defaults a ClusterIP Service as the webhook Service of dist/ is written: type, affinity, protocol, targetPort, one IPv4 clusterIP', async () => {
+    const ns = await cluster().namespace('bi');
+    const body = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { selector: { app: 'x' }, ports: [{ name: 'webhook', port: 443, targetPort: 'webhook' }, { name: 'plain', port: 8080 }] } };
+    const created = must(await cluster().api.post(`/api/v1/namespaces/${ns}/services`, body), 201) as { metadata: object; spec: Record<string, any>; status: unknown };
+    expect(created.spec).toMatchObject({
+      type: 'ClusterIP',
+      sessionAffinity: 'None',
+      internalTrafficPolicy: 'Cluster',
+      ipFamilyPolicy: 'SingleStack',
+      ipFamilies: ['IPv4'],
+      ports: [
+        { name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' },
+        { name: 'plain', port: 8080, targetPort: 8080, protocol: 'TCP' },
+      ],
+    });
+    expect(created.spec['clusterIP']).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(created.spec['clusterIPs']).toEqual([created.spec['clusterIP']]);
+    expect(created.status).toEqual({ loadBalancer: {} });
+    // A re-apply that leaves the allocated address out keeps it (kube copies it from the stored object).
+    const { clusterIP: _ip, clusterIPs: _ips, ...rest } = created.spec;
+    const again = must(await cluster().api.put(`/api/v1/namespaces/${ns}/services/hook`, { ...body, metadata: created.metadata, spec: rest }), 200) as { spec: Record<string, any> };
+    expect(again.spec['clusterIP']).toBe(created.spec['clusterIP']);
+  });
 });

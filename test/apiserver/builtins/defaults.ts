@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../../src/kube/object.ts';
 import { ensureObj, obj, objs, setDefault } from './json.ts';
 import { defaultPodTemplateSpec } from './pod-defaults.ts';
@@ -20,10 +19,9 @@ import { defaultPodFailurePolicy } from './pod-failure-policy.ts';
  * - namespaces: label `kubernetes.io/metadata.name`, `spec.finalizers: [kubernetes]` when absent,
  *   `status.phase: Active`.
  * - rbac bindings: roleRef.apiGroup and User/Group subject apiGroup `rbac.authorization.k8s.io`.
- * - core/v1 services (ClusterIP): `SetDefaults_Service` (type ClusterIP, sessionAffinity None,
- *   internalTrafficPolicy Cluster, port protocol TCP, targetPort = port) plus what the REST storage
- *   allocates: a single-stack IPv4 clusterIP (here a stable one from the service CIDR 10.96.0.0/12, a
- *   hash of namespace/name, so every write of one Service gets the same), and `status.loadBalancer: {}`.
+ * - core/v1 services: `SetDefaults_Service` (type ClusterIP, sessionAffinity None, internalTrafficPolicy
+ *   Cluster, port protocol TCP, targetPort = port); the address comes from its create hook
+ *   (service-allocation.ts), as kube's REST storage allocates it.
  * - core/v1 events: the always-serialized `eventTime: null`, `reportingComponent`, `reportingInstance`.
  * Leases, ServiceAccounts and the rest have no server defaults.
  */
@@ -104,13 +102,6 @@ function defaultBinding(binding: KubeObject): void {
   }
 }
 
-/** A stable address in 10.96.0.0/12 for `namespace/name` (never the network or .1, the apiserver's). */
-function serviceIp(namespace: string, name: string): string {
-  const hash = createHash('sha256').update(`${namespace}/${name}`).digest().readUInt32BE(0);
-  const offset = 2 + (hash % (2 ** 20 - 3));
-  return `10.${96 + (offset >>> 16)}.${(offset >>> 8) & 255}.${offset & 255}`;
-}
-
 function defaultService(service: KubeObject): void {
   const spec = ensureObj(service, 'spec');
   setDefault(spec, 'type', 'ClusterIP');
@@ -119,12 +110,5 @@ function defaultService(service: KubeObject): void {
     setDefault(port, 'protocol', 'TCP');
     setDefault(port, 'targetPort', port['port']);
   }
-  if (spec['type'] === 'ClusterIP' || spec['type'] === 'NodePort' || spec['type'] === 'LoadBalancer') {
-    setDefault(spec, 'clusterIP', serviceIp(service.metadata.namespace ?? '', service.metadata.name ?? ''));
-    if (spec['clusterIP'] !== 'None') setDefault(spec, 'clusterIPs', [spec['clusterIP']]);
-    setDefault(spec, 'ipFamilies', ['IPv4']);
-    setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
-    setDefault(spec, 'internalTrafficPolicy', 'Cluster');
-  }
-  if (!obj(service['status'])) service['status'] = { loadBalancer: {} };
+  if (spec['type'] !== 'ExternalName') setDefault(spec, 'internalTrafficPolicy', 'Cluster');
 }

@@ -5,5 +5,6 @@ export { validateObjectName } from './name-validation.ts';
 export { defaultPodTemplateSpec, imageTag } from './pod-defaults.ts';
 export { cronParseError } from './cron-schedule.ts';
 export { prepareJobForCreate } from './job-selector.ts';
+export { allocateServiceForCreate, keepServiceAllocation } from './service-allocation.ts';
 export { pruneBuiltinUnknownFields } from './unknown-fields.ts';
 export { quantityDecodeError } from './resource-requirements.ts';
