@@ -48,7 +48,7 @@ import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejected
 import { notPersistedCause, supportsPodFailurePolicy, type KubeVersion } from '../pure/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../pure/cronjob-diff.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../pure/image-policy.ts';
-import { DEFAULT_IMAGE } from '../pure/image.ts';
+import { DEFAULT_BACKUP_IMAGE } from '../pure/image.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../pure/status.ts';
 import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
@@ -113,7 +113,7 @@ export class BackupScheduleReconciler {
     this.#cronJobs = options.cronJobs;
     this.#writes = options.writes;
     this.#events = options.events;
-    this.#image = options.backupImage ?? DEFAULT_IMAGE;
+    this.#image = options.backupImage ?? DEFAULT_BACKUP_IMAGE;
     this.#allowedImages = options.allowedImages ?? [];
     this.#serverVersion = options.serverVersion ?? (() => undefined);
     this.#damping = options.damping ?? {};

@@ -4,7 +4,7 @@
  * flag and the value, and the process exits 2.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_IMAGE } from '../pure/index.ts';
+import { DEFAULT_BACKUP_IMAGE } from '../pure/index.ts';
 import { ALLOWED_IMAGES_FLAG, imagePatternProblem } from '../pure/image-policy.ts';
 import { parseBindAddress, type BindAddress } from '../runtime/http-server.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
@@ -33,7 +33,7 @@ export interface ControllerOptions {
   readonly logLevel: LogLevel;
   /** `--log-format`: `json` or `text`. @default 'json' */
   readonly logFormat: 'json' | 'text';
-  /** `--backup-image`: image of the backup Jobs when a spec sets none. @default DEFAULT_IMAGE */
+  /** `--backup-image`: image of the backup Jobs when a spec sets none. @default DEFAULT_BACKUP_IMAGE */
   readonly backupImage: string;
   /**
    * `--allowed-backup-images` (repeatable, comma-separated): image patterns `spec.image` may name besides
@@ -90,7 +90,7 @@ Flags:
   --concurrency <n>                   concurrent reconciles, 1-64 (default: 2)
   --log-level <level>                 ${LOG_LEVELS.join('|')} (default: info)
   --log-format <json|text>            log format (default: json)
-  --backup-image <image>              image of backup Jobs when a spec sets none (default: ${DEFAULT_IMAGE})
+  --backup-image <image>              image of backup Jobs when a spec sets none (default: ${DEFAULT_BACKUP_IMAGE})
   ${ALLOWED_IMAGES_FLAG} <pattern>[,<pattern>...]
                                       other images spec.image may name; "*" matches any characters,
                                       e.g. registry.example.com/backup/*; repeatable (default: none,
@@ -242,7 +242,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
       concurrency: integer('concurrency', values.concurrency ?? '2', 1, 64),
       logLevel: logLevel as LogLevel,
       logFormat,
-      backupImage: nonEmpty('backup-image', values['backup-image']) ?? DEFAULT_IMAGE,
+      backupImage: nonEmpty('backup-image', values['backup-image']) ?? DEFAULT_BACKUP_IMAGE,
       allowedBackupImages: [...new Set(allowedBackupImages)],
       shutdownTimeoutSeconds: integer('shutdown-timeout', values['shutdown-timeout'] ?? '10', 0, 3600),
       conversionWebhookAddress: bindAddress('conversion-webhook-bind-address', values['conversion-webhook-bind-address'] ?? '0'),

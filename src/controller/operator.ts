@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { CRD_NAME } from '../api/index.ts';
 import { isNotFound } from '../kube/api-status-error.ts';
 import { missingFeatures, parseKubeVersion, type KubeVersion } from '../pure/cluster-features.ts';
-import { childName, LABEL_MANAGED_BY, OPERATOR_NAME } from '../pure/index.ts';
+import { childName, LABEL_MANAGED_BY, OPERATOR_NAME, OPERATOR_VERSION } from '../pure/index.ts';
 import { gateWrites, KubeClient } from '../kube/kube-client.ts';
 import type { KubeConfig } from '../kube/kube-config.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
@@ -209,7 +209,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   const clock = env.clock ?? realClock;
   const metrics = new RuntimeMetrics();
   const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-  const userAgent = 'backupschedule-operator/0.1.0';
+  const userAgent = `backupschedule-operator/${OPERATOR_VERSION}`;
 
   let failWith: (code: number) => void = () => {};
   const failed = new Promise<number>((resolve) => (failWith = resolve));

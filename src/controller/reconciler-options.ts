@@ -53,7 +53,7 @@ export interface BackupScheduleReconcilerOptions {
   readonly writes: ReconcilerWrites;
   /** Records Kubernetes Events on the schedule. @default no Events */
   readonly events?: EventRecorder;
-  /** Image of the backup container when a spec sets none (`--backup-image`); always allowed. @default DEFAULT_IMAGE */
+  /** Image of the backup container when a spec sets none (`--backup-image`); always allowed. @default DEFAULT_BACKUP_IMAGE */
   readonly backupImage?: string;
   /**
    * Patterns of other images `spec.image` may name (`--allowed-backup-images`, see src/pure/image-policy.ts).

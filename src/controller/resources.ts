@@ -7,8 +7,9 @@ import type { ResourceType } from '../kube/resource-client.ts';
 export type BackupScheduleObject = v1.BackupSchedule & KubeObject & { metadata: ObjectMeta };
 
 /**
- * `backupschedules.kubelings.dev/v1`: the storage version, so the controller's reads and status writes
- * never wait on the conversion webhook; objects written in v1alpha1 reach it converted (losslessly).
+ * `backupschedules.kubelings.dev/v1`: the storage version, so once the storage is migrated the
+ * controller's reads and status writes never wait on the conversion webhook (before, objects still
+ * stored in v1alpha1 reach it through the webhook); objects written in v1alpha1 reach it converted.
  */
 export const BACKUP_SCHEDULES: ResourceType = { group: API_GROUP, version: API_VERSION_V1, plural: PLURAL, kind: KIND, namespaced: true };
 

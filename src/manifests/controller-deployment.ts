@@ -2,7 +2,8 @@ import { Construct } from 'constructs';
 import type { ApiObject } from 'cdk8s';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
-import { DEFAULT_IMAGE } from '../pure/image.ts';
+import { DEFAULT_BACKUP_IMAGE, DEFAULT_IMAGE } from '../pure/image.ts';
+import { WEBHOOK_CERTIFICATE_CHECK } from '../pure/names.ts';
 import { imagePatternProblem } from '../pure/image-policy.ts';
 import { WEBHOOK_PORT, type WebhookCertificates } from './conversion-webhook.ts';
 import { kubeObject } from './kube-object.ts';
@@ -32,13 +33,19 @@ export interface ControllerDeploymentProps {
   /** Leader-election Lease namespace (`--lease-namespace`). */
   readonly leaseNamespace: string;
   /**
-   * Image of the controller, also passed as `--backup-image` for the backup Jobs.
+   * Image of the controller.
    * @default DEFAULT_IMAGE
    */
   readonly image?: string;
   /**
-   * Images `spec.image` may name besides `image` (`--allowed-backup-images`, passed only when non-empty).
-   * @default [] (the operator's own image only)
+   * Image of the backup Jobs when a spec names none (`--backup-image`): the runner's release, which moves
+   * only when the runner changes (see {@link DEFAULT_BACKUP_IMAGE}).
+   * @default DEFAULT_BACKUP_IMAGE
+   */
+  readonly backupImage?: string;
+  /**
+   * Images `spec.image` may name besides `backupImage` (`--allowed-backup-images`, passed only when non-empty).
+   * @default [] (`backupImage` only)
    */
   readonly allowedBackupImages?: readonly string[];
   /**
@@ -79,6 +86,18 @@ export interface ControllerDeploymentProps {
 
 const WEBHOOK_TLS_VOLUME = 'conversion-webhook-tls';
 
+/**
+ * The readiness probe's path. With the conversion webhook, Pod readiness is what puts a replica in the
+ * webhook Service's endpoints, so it must mean "can serve conversions" (a certificate is loaded) and
+ * nothing that needs conversions itself: right after an upgrade every object is still stored in
+ * v1alpha1, so the caches (which LIST v1) sync only through the webhook, which is reachable only
+ * through ready Pods (controller-runtime#2321). `/readyz` as a whole (caches, Lease) stays for people
+ * and monitoring.
+ */
+export function readinessPath(props: Pick<ControllerDeploymentProps, 'conversionWebhook'>): string {
+  return props.conversionWebhook ? `/readyz/${WEBHOOK_CERTIFICATE_CHECK}` : '/readyz';
+}
+
 /** Pod label of the controller replicas that serve the conversion webhook (the webhook Service selects it). */
 export const SERVES_CONVERSION_LABEL = 'kubelings.dev/serves-conversion';
 
@@ -94,7 +113,7 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
     `--log-level=${props.logLevel ?? 'info'}`,
     '--log-format=json',
     ...(props.watchedNamespaces ?? []).map((ns) => `--namespace=${ns}`),
-    `--backup-image=${props.image ?? DEFAULT_IMAGE}`,
+    `--backup-image=${props.backupImage ?? DEFAULT_BACKUP_IMAGE}`,
     ...((props.allowedBackupImages ?? []).length > 0 ? [`--allowed-backup-images=${(props.allowedBackupImages ?? []).join(',')}`] : []),
     ...(props.conversionWebhook ? [`--conversion-webhook-bind-address=:${WEBHOOK_PORT}`] : []),
     ...(props.conversionWebhook && props.conversionWebhook.certificates === 'cert-manager'
@@ -181,7 +200,7 @@ export class ControllerDeployment extends Construct {
                   ...(props.conversionWebhook ? [{ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' as const }] : []),
                 ],
                 livenessProbe: { ...probe('/healthz', 20), initialDelaySeconds: 5 },
-                readinessProbe: { ...probe('/readyz', 10), initialDelaySeconds: 2 },
+                readinessProbe: { ...probe(readinessPath(props), 10), initialDelaySeconds: 2 },
                 // Measured (bench/convergence-bench.ts, the image's V8 flags from src/controller/node-flags.ts):
                 // 10,000 BackupSchedules + 10,000 CronJobs cached take ~130 MiB settled and ~165 MiB at the
                 // peak of converging them all at once; the limit leaves room for the 192 MiB heap cap.

@@ -21,13 +21,19 @@ export interface OperatorChartProps {
    */
   readonly namespace?: string;
   /**
-   * Image of the controller and of the backup Jobs.
+   * Image of the controller.
    * @default DEFAULT_IMAGE
    */
   readonly image?: string;
   /**
-   * Images `spec.image` may name besides `image` (the controller's `--allowed-backup-images`; `*` matches
-   * any characters). Empty: backups run the operator's own image only.
+   * Image of the backup Jobs when a spec names none (the controller's `--backup-image`). A new value
+   * rewrites every child CronJob once.
+   * @default DEFAULT_BACKUP_IMAGE
+   */
+  readonly backupImage?: string;
+  /**
+   * Images `spec.image` may name besides `backupImage` (the controller's `--allowed-backup-images`; `*`
+   * matches any characters). Empty: backups run `backupImage` only.
    * @default []
    */
   readonly allowedBackupImages?: readonly string[];
@@ -113,6 +119,7 @@ export class OperatorChart extends Chart {
       leaseName,
       leaseNamespace: namespace,
       image: props.image ?? DEFAULT_IMAGE,
+      ...(props.backupImage !== undefined ? { backupImage: props.backupImage } : {}),
       allowedBackupImages: props.allowedBackupImages ?? [],
       replicas: props.replicas ?? 2,
       watchedNamespaces: props.watchedNamespaces ?? [],

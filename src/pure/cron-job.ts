@@ -17,7 +17,7 @@ import {
   SOURCE_MOUNT_PATH,
   TMP_MOUNT_PATH,
 } from './backup-contract.ts';
-import { DEFAULT_IMAGE } from './image.ts';
+import { DEFAULT_BACKUP_IMAGE } from './image.ts';
 import { childLabels } from './labels.ts';
 import { childName, childNamespace, ownerName, ownerReference } from './owner-reference.ts';
 
@@ -28,7 +28,7 @@ export type CronJob = ICronJob;
 export interface BuildOptions {
   /**
    * Image of the backup container when the spec sets none (the controller passes its `--backup-image`).
-   * @default DEFAULT_IMAGE
+   * @default DEFAULT_BACKUP_IMAGE
    */
   readonly image?: string;
   /**
@@ -173,7 +173,7 @@ export function buildCronJob(schedule: AnyBackupSchedule, options: BuildOptions 
               containers: [
                 {
                   name: BACKUP_CONTAINER_NAME,
-                  image: spec.image ?? options.image ?? DEFAULT_IMAGE,
+                  image: spec.image ?? options.image ?? DEFAULT_BACKUP_IMAGE,
                   args: backupArgs(spec),
                   env: [
                     { name: ENV_SCHEDULE_NAMESPACE, value: namespace },

@@ -12,5 +12,5 @@ export {
   LABEL_PART_OF,
   OPERATOR_NAME,
 } from './labels.ts';
-export { DEFAULT_IMAGE } from './image.ts';
+export { DEFAULT_BACKUP_IMAGE, DEFAULT_IMAGE, OPERATOR_VERSION } from './image.ts';
 export * from './backup-contract.ts';

@@ -48,3 +48,9 @@ export function labelValueFor(scheduleName: string): string {
 export function webhookDnsNames(serviceName: string, namespace: string): string[] {
   return [`${serviceName}.${namespace}.svc`, `${serviceName}.${namespace}.svc.cluster.local`];
 }
+
+/**
+ * Name of the controller's readiness check that a conversion webhook certificate is loaded
+ * (`/readyz/<name>`): the Deployment's readiness probe when it serves the webhook.
+ */
+export const WEBHOOK_CERTIFICATE_CHECK = 'conversion-webhook-certificate';

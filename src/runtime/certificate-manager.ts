@@ -20,6 +20,7 @@ import {
   type CertificateState,
   type RotationPolicy,
 } from './certificate-plan.ts';
+import { WEBHOOK_CERTIFICATE_CHECK } from '../pure/names.ts';
 import type { HealthCheck } from './health.ts';
 import type { Logger } from './logger.ts';
 import { PeriodicSync } from './periodic-sync.ts';
@@ -192,7 +193,7 @@ export class CertificateManager extends PeriodicSync {
  */
 export function certificateLoadedCheck(source: { readonly credentials: ServingCredentials | undefined; readonly problem?: string | undefined }): HealthCheck {
   return {
-    name: 'conversion-webhook-certificate',
+    name: WEBHOOK_CERTIFICATE_CHECK,
     check: () => (source.credentials ? { ok: true } : { ok: false, reason: source.problem ?? 'no serving certificate loaded from the Secret yet' }),
   };
 }

@@ -5,11 +5,7 @@
  * afterwards work resumes by itself: changes made after the outage converge, nothing is lost or
  * duplicated, no replica exits, no write comes from a non-leader.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
-import { CONTROLLER_SA, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster, type ControllerProcess } from '../e2e/harness.ts';
+import { CONTROLLER_SA, deploymentArgs, sleep, startCluster, waitFor, type Cluster, type ControllerProcess } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
 import { createSchedules, readyz, replicaAccount, SCHEDULES, startController } from './chaos-cluster.ts';
 import { foreignWrites, waitConverged } from './invariants.ts';
@@ -22,16 +18,6 @@ const SIZES = {
   full: { schedules: 100, outageMs: 30_000, changes: 40 },
   reduced: { schedules: 20, outageMs: 10_000, changes: 10 },
 } as const;
-
-/** dist/'s Deployment arguments, minus the listen addresses (ephemeral here: the webhook's too) and the log level. */
-function deploymentArgs(): string[] {
-  const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
-  const file = readdirSync(dist).find((f) => /^\d+-deployment-backupschedule-operator\.yaml$/.test(f));
-  if (!file) throw new Error(`no controller Deployment in ${dist}`);
-  const deployment = parseAllDocuments(readFileSync(join(dist, file), 'utf8'))[0]?.toJS() as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
-  const args = deployment.spec.template.spec.containers[0]?.args ?? [];
-  return [...args.filter((a) => !/^--(metrics-bind-address|health-probe-bind-address|conversion-webhook-bind-address|log-level)=/.test(a)), WEBHOOK_FLAG];
-}
 
 interface Outage {
   readonly kind: 'hang' | 'refuse';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGE } from '../../src/pure/index.ts';
+import { DEFAULT_BACKUP_IMAGE } from '../../src/pure/index.ts';
 import { parseCommandLine, UsageError } from '../../src/controller/cli-options.ts';
 
 describe('parseCommandLine', () => {
@@ -18,7 +18,7 @@ describe('parseCommandLine', () => {
         concurrency: 2,
         logLevel: 'info',
         logFormat: 'json',
-        backupImage: DEFAULT_IMAGE,
+        backupImage: DEFAULT_BACKUP_IMAGE,
         allowedBackupImages: [],
         shutdownTimeoutSeconds: 10,
         conversionWebhookAddress: undefined,

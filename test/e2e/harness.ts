@@ -144,11 +144,40 @@ export interface Cluster {
    */
   readonly controllerKubeconfig: string;
   /**
-   * Routes the conversion webhook's Service of dist/ to `controller`'s webhook (what kube-proxy does
-   * for a ready endpoint), once it listens; kube-apiserver then converts v1alpha1 requests through it.
+   * Routes the conversion webhook's Service of dist/ to `controller`'s webhook once the replica is
+   * ready by the readiness probe of dist/'s Deployment (what EndpointSlices and kube-proxy do for a
+   * ready Pod); kube-apiserver then converts v1alpha1 requests through it.
    */
   routeWebhookTo(controller: ControllerProcess): Promise<void>;
   stop(): Promise<void>;
+}
+
+type ControllerContainer = { args?: string[]; readinessProbe?: { httpGet?: { path?: string } } };
+
+/** The controller container of the Deployment in `docs` (dist/ by default). */
+function controllerContainer(docs: readonly KubeObject[] = distDocuments()): ControllerContainer {
+  type Deployment = KubeObject & { spec: { template: { spec: { containers: ControllerContainer[] } } } };
+  const container = docs.find((d): d is Deployment => d.kind === 'Deployment')?.spec.template.spec.containers[0];
+  if (!container) throw new Error('no controller Deployment in the documents');
+  return container;
+}
+
+/** The path of the readiness probe of dist/'s controller Deployment. */
+function readinessProbePath(): string {
+  const path = controllerContainer().readinessProbe?.httpGet?.path;
+  if (!path) throw new Error("dist/'s controller Deployment has no HTTP readiness probe");
+  return path;
+}
+
+/**
+ * The arguments of the controller Deployment in `docs` (dist/ by default), minus its listen addresses
+ * (ephemeral here; the webhook's becomes {@link WEBHOOK_FLAG}) and its log level: what a replica of that
+ * release runs.
+ */
+export function deploymentArgs(docs: readonly KubeObject[] = distDocuments()): string[] {
+  const args = controllerContainer(docs).args ?? [];
+  const kept = args.filter((a) => !/^--(metrics-bind-address|health-probe-bind-address|conversion-webhook-bind-address|log-level)=/.test(a));
+  return kept.length < args.length && args.some((a) => a.startsWith('--conversion-webhook-bind-address=')) ? [...kept, WEBHOOK_FLAG] : kept;
 }
 
 /** The flag that makes a controller serve the conversion webhook, as dist/'s Deployment does, on a free port. */
@@ -218,7 +247,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     adminKubeconfig,
     controllerKubeconfig,
     async routeWebhookTo(controller) {
-      server.registerService(CONTROLLER_SA.namespace, WEBHOOK_SERVICE_NAME, 443, await controller.webhookAddress());
+      const address = await controller.webhookAddress();
+      const health = String((await controller.waitForLog('the health server', (r) => r['msg'] === 'starting'))['health']);
+      const probe = `${health}${readinessProbePath()}`;
+      await waitFor(`the replica to be ready (${probe})`, () => fetch(probe, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false), 120_000, 100);
+      server.registerService(CONTROLLER_SA.namespace, WEBHOOK_SERVICE_NAME, 443, address);
     },
     async stop() {
       clearInterval(tokenRefresh);

@@ -25,7 +25,7 @@ import type { KubeObject } from '../../src/kube/object.ts';
 import { toV1 } from '../../src/conversion/index.ts';
 import type { BackupSchedule } from '../../src/api/index.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
-import { clientFor, ControllerProcess, CONTROLLER_USER, distDocuments, kustomizationDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster, type ClusterOptions } from './harness.ts';
+import { clientFor, ControllerProcess, CONTROLLER_USER, deploymentArgs, distDocuments, kustomizationDocuments, sleep, startCluster, waitFor, type Cluster, type ClusterOptions } from './harness.ts';
 import { api, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
 
 const RELEASE = fileURLToPath(new URL('../fixtures/release-0.1.0/', import.meta.url));
@@ -126,8 +126,9 @@ async function reconciles(process: ControllerProcess): Promise<number> {
   return text.split('\n').filter((l) => l.startsWith('controller_runtime_reconcile_total')).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
 }
 
-const leaderFlags = (cluster: Cluster, id: string): string[] => [
-  '--kubeconfig', cluster.controllerKubeconfig, '--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`, `--leader-election-id=${id}`, '--log-level=info',
+/** A replica of the release whose Deployment is in `docs`, as that Deployment runs it (its flags, `--backup-image` included). */
+const replicaFlags = (cluster: Cluster, docs: readonly KubeObject[], id: string): string[] => [
+  '--kubeconfig', cluster.controllerKubeconfig, `--leader-election-id=${id}`, ...deploymentArgs(docs), '--log-level=info',
 ];
 
 /** Runs the upgrade on a fresh cluster; see the module doc. Stops everything it started. */
@@ -136,8 +137,8 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
   const n = options.schedules;
   const cluster = await startCluster({ documents: previousReleaseDocuments(), server: options.server ?? {} });
   const replicas: ControllerProcess[] = [];
-  const start = (bundle: string, id: string, extra: readonly string[] = []): ControllerProcess => {
-    const p = ControllerProcess.start(bundle, [...leaderFlags(cluster, id), ...extra]);
+  const start = (bundle: string, docs: readonly KubeObject[], id: string): ControllerProcess => {
+    const p = ControllerProcess.start(bundle, replicaFlags(cluster, docs, id));
     replicas.push(p);
     return p;
   };
@@ -146,8 +147,8 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     await k.createNamespace(NAMESPACE);
     // 1. The previous release, converged.
     const t0 = Date.now();
-    start(PREVIOUS_BUNDLE, 'old-a');
-    start(PREVIOUS_BUNDLE, 'old-b');
+    start(PREVIOUS_BUNDLE, previousReleaseDocuments(), 'old-a');
+    start(PREVIOUS_BUNDLE, previousReleaseDocuments(), 'old-b');
     const names = Array.from({ length: n }, (_, i) => `s-${String(i).padStart(5, '0')}`);
     await inParallel(names.map((name, i) => [name, i] as const), 32, async ([name, i]) => {
       await k.schedulesV1alpha1.create(scheduleManifestV1alpha1(NAMESPACE, name, legacySpec(i)) as never);
@@ -167,13 +168,13 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     log('new dist/ applied');
 
     // 3. The roll: new beside old, then old out one by one.
-    const newA = start(options.bundle, 'new-a', [WEBHOOK_FLAG]);
+    const newA = start(options.bundle, distDocuments(), 'new-a');
     await cluster.routeWebhookTo(newA);
     await waitFor('the first new replica to be ready', () => readyzOk(newA), 120_000, 200);
     log('first new replica ready (webhook serving, caches synced)');
     await sleep(options.sideBySideMs ?? 2_000);
     await replicas[0]!.stop();
-    const newB = start(options.bundle, 'new-b', [WEBHOOK_FLAG]);
+    const newB = start(options.bundle, distDocuments(), 'new-b');
     await waitFor('the second new replica to be ready', () => readyzOk(newB), 120_000, 200);
     await replicas[1]!.stop();
     log('old replicas stopped');

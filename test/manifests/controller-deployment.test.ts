@@ -1,7 +1,7 @@
 import { Testing } from 'cdk8s';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_IMAGE } from '../../src/pure/index.ts';
+import { DEFAULT_BACKUP_IMAGE, DEFAULT_IMAGE } from '../../src/pure/index.ts';
 import { ControllerDeployment, type ControllerDeploymentProps } from '../../src/manifests/index.ts';
 
 function synth(props: Partial<ControllerDeploymentProps> = {}): Record<string, any> {
@@ -35,15 +35,16 @@ describe('ControllerDeployment', () => {
       '--concurrency=2',
       '--log-level=info',
       '--log-format=json',
-      `--backup-image=${DEFAULT_IMAGE}`,
+      `--backup-image=${DEFAULT_BACKUP_IMAGE}`,
     ]);
     expect(container.command).toBeUndefined();
   });
 
-  it('repeats --namespace per watched namespace and uses the image for both flags', () => {
+  it('repeats --namespace per watched namespace; the backup image is its own prop, not the controller image', () => {
     const args = synth({ watchedNamespaces: ['a', 'b'], image: 'r.example/op:2' })['spec'].template.spec.containers[0].args;
     expect(args.filter((a: string) => a.startsWith('--namespace='))).toEqual(['--namespace=a', '--namespace=b']);
-    expect(args).toContain('--backup-image=r.example/op:2');
+    expect(args).toContain(`--backup-image=${DEFAULT_BACKUP_IMAGE}`);
+    expect(synth({ image: 'r.example/op:2', backupImage: 'r.example/op:1' })['spec'].template.spec.containers[0].args).toContain('--backup-image=r.example/op:1');
   });
 
   it('passes --allowed-backup-images only when images besides its own are allowed', () => {
@@ -81,7 +82,7 @@ describe('ControllerDeployment', () => {
 describe('the Deployment args and the controller command line (issue 5)', () => {
   it('parse into the options the chart intended', async () => {
     const { parseCommandLine } = await import('../../src/controller/cli-options.ts');
-    const args = synth({ watchedNamespaces: ['team-a', 'team-b'], image: 'r.example/op:3' })['spec'].template.spec.containers[0].args;
+    const args = synth({ watchedNamespaces: ['team-a', 'team-b'], image: 'r.example/op:3', backupImage: 'r.example/op:3' })['spec'].template.spec.containers[0].args;
     expect(parseCommandLine(args)).toMatchObject({
       options: {
         leaderElect: true,

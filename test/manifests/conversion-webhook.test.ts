@@ -52,6 +52,10 @@ describe('OperatorChart: the conversion webhook', () => {
     const deployment = find(on, 'Deployment', 'backupschedule-operator');
     const container = deployment['spec'].template.spec.containers[0];
     expect(container.ports).toContainEqual({ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' });
+    // Readiness (the Service's endpoints) means a certificate to serve, not synced caches: those need
+    // conversions until the storage is migrated, and conversions need a ready Pod.
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz/conversion-webhook-certificate', port: 'health' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
     // The Service selects the controller's Pods that serve the webhook: not those of a release without it.
     const serviceSelector = find(on, 'Service', 'backupschedule-operator-webhook')['spec'].selector;
     expect(serviceSelector).toEqual({ ...deployment['spec'].selector.matchLabels, [SERVES_CONVERSION_LABEL]: 'true' });

@@ -12,14 +12,14 @@ describe('OperatorChart', () => {
   });
 
   it('applies namespace, image, replicas, watched namespaces and lease name everywhere they belong', () => {
-    const objects = synth({ namespace: 'ops', image: 'r.example/op:9', replicas: 3, watchedNamespaces: ['team-a'], leaseName: 'my-lease' });
+    const objects = synth({ namespace: 'ops', image: 'r.example/op:9', backupImage: 'r.example/op:8', replicas: 3, watchedNamespaces: ['team-a'], leaseName: 'my-lease' });
     const find = (kind: string) => objects.find((o) => o['kind'] === kind) as Record<string, any>;
     const deployment = find('Deployment');
     const args: string[] = deployment['spec'].template.spec.containers[0].args;
     expect(deployment['metadata'].namespace).toBe('ops');
     expect(deployment['spec'].replicas).toBe(3);
     expect(deployment['spec'].template.spec.containers[0].image).toBe('r.example/op:9');
-    expect(args).toEqual(expect.arrayContaining(['--lease-name=my-lease', '--lease-namespace=ops', '--namespace=team-a', '--backup-image=r.example/op:9']));
+    expect(args).toEqual(expect.arrayContaining(['--lease-name=my-lease', '--lease-namespace=ops', '--namespace=team-a', '--backup-image=r.example/op:8']));
     expect(find('Lease')['metadata']).toMatchObject({ name: 'my-lease', namespace: 'ops' });
     expect(find('Role')['rules'][0].resourceNames).toEqual(['my-lease']);
     expect(find('Namespace')['metadata'].name).toBe('ops');

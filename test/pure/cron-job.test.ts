@@ -4,7 +4,7 @@ import type { BackupSchedule } from '../../src/api/index.ts';
 import {
   buildCronJob,
   childName,
-  DEFAULT_IMAGE,
+  DEFAULT_BACKUP_IMAGE,
   LABEL_BACKUP_SCHEDULE,
   ownerReference,
 } from '../../src/pure/index.ts';
@@ -89,7 +89,7 @@ describe('buildCronJob', () => {
   it.each([
     ['the spec image over the option', 'spec.example/img:1', 'option.example/img:2', 'spec.example/img:1'],
     ['the option image when the spec has none', undefined, 'option.example/img:2', 'option.example/img:2'],
-    ['DEFAULT_IMAGE when neither is set', undefined, undefined, DEFAULT_IMAGE],
+    ['DEFAULT_BACKUP_IMAGE when neither is set', undefined, undefined, DEFAULT_BACKUP_IMAGE],
   ])('uses %s', (_name, specImage, optionImage, expected) => {
     const input = schedule();
     if (specImage !== undefined) input.spec.image = specImage;
