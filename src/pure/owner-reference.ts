@@ -24,9 +24,10 @@ export function childNamespace(schedule: AnyBackupSchedule): string {
 /**
  * The controller ownerReference that makes the garbage collector delete the CronJob with its
  * BackupSchedule. `blockOwnerDeletion` needs `update` on `backupschedules/finalizers` (operator-sdk#4020).
- * Its apiVersion is the schedule's own: the garbage collector maps an owner by group and kind through
- * any served version, so a child made from v1alpha1 and one made from v1 have the same owner
- * ({@link sameOwner} compares them so, and an upgrade rewrites no child).
+ * Its apiVersion is the schedule's own. A child made from v1alpha1 and one made from v1 name the same
+ * owner ({@link sameOwner} compares them so, and an upgrade rewrites no child); the garbage collector
+ * reads an owner through the version its reference names, so that version must stay served while a
+ * child names it (README "Upgrading").
  */
 export function ownerReference(schedule: AnyBackupSchedule): OwnerReference {
   return {
