@@ -57,8 +57,12 @@ export interface CertificateManagerOptions {
   isLeader(): boolean;
   /** Called on every replica whenever the Secret's serving certificate changes (and first when one is read). */
   onCredentials(credentials: ServingCredentials): void;
-  /** After every sync of the leader, and after a follower's write: publish the CA bundle (PEM). A failure is logged and retried at the next sync. @default none */
-  readonly onCaBundle?: (caBundlePem: string) => Promise<void>;
+  /**
+   * After every sync with a certificate to serve: publish the CA bundle (PEM), `exact` on the leader,
+   * `include` on a follower (add what is missing, never remove: its read of the Secret may be older).
+   * A failure is logged and retried at the next sync. @default none
+   */
+  readonly onCaBundle?: (caBundlePem: string, mode: 'exact' | 'include') => Promise<void>;
   /** How often the Secret is read again. @default 60_000 */
   readonly resyncMs?: number;
   /** Wait after a failed sync, and between reads while there is no certificate to serve yet. @default 5_000 */
@@ -120,7 +124,6 @@ export class CertificateManager extends PeriodicSync {
     let state = readCertificateState(secret?.data);
     const leader = this.#o.isLeader();
     const bootstrap = !leader && !this.#servable(state);
-    let wrote = false;
     if (leader || bootstrap) {
       // Two attempts: a lost race (AlreadyExists, Conflict) means another replica wrote; plan on theirs.
       for (let attempt = 0; attempt < 2; attempt++) {
@@ -131,7 +134,6 @@ export class CertificateManager extends PeriodicSync {
         try {
           secret = await this.#write(secret, data);
           state = readCertificateState(secret.data);
-          wrote = true;
           this.#o.logger.info({ secret: this.#ref(), reasons: plan.reasons, ...(bootstrap ? { by: 'follower: nothing servable' } : {}) }, 'webhook certificates written');
           break;
         } catch (err) {
@@ -145,8 +147,8 @@ export class CertificateManager extends PeriodicSync {
     this.#serve(state);
     // A replica with nothing to serve is not ready: it looks again soon rather than at the next resync.
     if (!this.#credentials) return Math.min(resyncMs, this.#o.retryMs ?? 5_000);
-    if (!leader && !wrote) return resyncMs;
-    if (state.ca && this.#o.onCaBundle) await this.#o.onCaBundle(state.bundle.map((c) => c.pem).join(''));
+    if (state.ca && this.#o.onCaBundle) await this.#o.onCaBundle(state.bundle.map((c) => c.pem).join(''), leader ? 'exact' : 'include');
+    if (!leader) return resyncMs;
     const plan = planCertificates(state, this.#clock.now(), this.#o.policy);
     return Math.min(resyncMs, plan.nextCheckAt - this.#clock.now());
   }

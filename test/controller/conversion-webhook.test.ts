@@ -7,6 +7,7 @@ import { caBundleInjector, type CrdClient } from '../../src/controller/ca-bundle
 import { CONVERSION_WEBHOOK_PATH, conversionWebhookHandler } from '../../src/controller/conversion-webhook.ts';
 import { startHttpServer, type RunningServer } from '../../src/runtime/http-server.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
+import { createCertificateAuthority } from '../../src/runtime/tls-certificates.ts';
 
 type Json = Record<string, unknown>;
 const schedule: Json = {
@@ -95,7 +96,7 @@ describe('caBundleInjector', () => {
     };
     return fake;
   }
-  const crd = (conversion: unknown): KubeObject => ({ metadata: { name: 'backupschedules.kubelings.dev' }, spec: conversion === undefined ? {} : { conversion } });
+  const crd = (conversion: unknown): KubeObject => ({ metadata: { name: 'backupschedules.kubelings.dev', resourceVersion: '42' }, spec: conversion === undefined ? {} : { conversion } });
   const webhook = (caBundle?: string) => ({ strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: 'hook', namespace: 'ns', path: '/convert' }, ...(caBundle ? { caBundle } : {}) } } });
 
   it.each([
@@ -106,20 +107,54 @@ describe('caBundleInjector', () => {
     const logger = { info: (fields: object, msg: string) => lines.push([fields, msg]) };
     const crds = fakeCrds(crd(conversion));
     const inject = caBundleInjector({ crds, crdName: 'backupschedules.kubelings.dev', logger: logger as unknown as pino.Logger });
-    await inject(PEM);
-    await inject(PEM);
+    await inject(PEM, 'exact');
+    await inject(PEM, 'include');
     expect(crds.patches).toEqual([]);
     expect(crds.gets).toBe(2);
     expect(lines).toEqual([[{ crd: 'backupschedules.kubelings.dev', strategy: 'None' }, 'the CRD has no webhook conversion; its caBundle is not injected']]);
   });
 
-  it('patches only the caBundle of a webhook conversion, and only when it differs', async () => {
+  it('exact (the leader): patches only the caBundle of a webhook conversion, at the read resourceVersion, and only when it differs', async () => {
     const logger = pino({ level: 'silent' });
     const stale = fakeCrds(crd(webhook('b2xk')));
-    await caBundleInjector({ crds: stale, crdName: 'backupschedules.kubelings.dev', logger })(PEM);
-    expect(stale.patches).toEqual([{ spec: { conversion: { webhook: { clientConfig: { caBundle: b64 } } } } }]);
+    await caBundleInjector({ crds: stale, crdName: 'backupschedules.kubelings.dev', logger })(PEM, 'exact');
+    expect(stale.patches).toEqual([{ metadata: { resourceVersion: '42' }, spec: { conversion: { webhook: { clientConfig: { caBundle: b64 } } } } }]);
     const current = fakeCrds(crd(webhook(b64)));
-    await caBundleInjector({ crds: current, crdName: 'backupschedules.kubelings.dev', logger })(PEM);
+    await caBundleInjector({ crds: current, crdName: 'backupschedules.kubelings.dev', logger })(PEM, 'exact');
     expect(current.patches).toEqual([]);
+  });
+
+  describe('include (a follower)', () => {
+    const DAY = 86_400_000;
+    const now = Date.now();
+    const authorities = Promise.all([
+      createCertificateAuthority({ commonName: 'ca-1', notBefore: now - DAY, notAfter: now + 300 * DAY }),
+      createCertificateAuthority({ commonName: 'ca-2', notBefore: now - DAY, notAfter: now + 30 * DAY }),
+    ]);
+    const logger = pino({ level: 'silent' });
+    const patched = (crds: { patches: unknown[] }): string[] =>
+      crds.patches.map((p) => Buffer.from((p as { spec: { conversion: { webhook: { clientConfig: { caBundle: string } } } } }).spec.conversion.webhook.clientConfig.caBundle, 'base64').toString());
+    const b64Of = (pem: string): string => Buffer.from(pem).toString('base64');
+
+    it('adds the CAs of its bundle the caBundle lacks (after it filled an empty Secret under an old leader), keeping the others', async () => {
+      const [ca1, ca2] = await authorities;
+      const empty = fakeCrds(crd(webhook()));
+      await caBundleInjector({ crds: empty, crdName: 'backupschedules.kubelings.dev', logger })(ca1.certPem, 'include');
+      expect(patched(empty)).toEqual([ca1.certPem]);
+      const partial = fakeCrds(crd(webhook(b64Of(ca1.certPem))));
+      await caBundleInjector({ crds: partial, crdName: 'backupschedules.kubelings.dev', logger })(ca2.certPem + ca1.certPem, 'include');
+      expect(patched(partial)).toEqual([ca1.certPem + ca2.certPem]);
+      expect((partial.patches[0] as { metadata: unknown }).metadata).toEqual({ resourceVersion: '42' });
+    });
+
+    it('never removes a CA (its read of the Secret may be older than the leader\'s write), nor adds an expired one', async () => {
+      const [ca1, ca2] = await authorities;
+      const both = fakeCrds(crd(webhook(b64Of(ca1.certPem + ca2.certPem))));
+      await caBundleInjector({ crds: both, crdName: 'backupschedules.kubelings.dev', logger })(ca1.certPem, 'include');
+      expect(both.patches).toEqual([]);
+      const later = fakeCrds(crd(webhook(b64Of(ca1.certPem))));
+      await caBundleInjector({ crds: later, crdName: 'backupschedules.kubelings.dev', logger, now: () => now + 60 * DAY })(ca1.certPem + ca2.certPem, 'include');
+      expect(later.patches).toEqual([]);
+    });
   });
 });

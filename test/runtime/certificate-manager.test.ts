@@ -18,6 +18,8 @@ interface Replica {
   readonly client: FakeSecretClient;
   readonly served: ServingCredentials[];
   readonly bundles: string[];
+  /** The mode of each publish: `exact` on the leader, `include` on a follower. */
+  readonly modes: string[];
   leader: boolean;
 }
 
@@ -27,6 +29,7 @@ function replica(server: FakeSecretServer, clock: FakeClock, leader: boolean, ov
     client,
     served: [],
     bundles: [],
+    modes: [],
     leader,
     manager: new CertificateManager({
       secrets: client,
@@ -35,7 +38,10 @@ function replica(server: FakeSecretServer, clock: FakeClock, leader: boolean, ov
       policy,
       isLeader: () => r.leader,
       onCredentials: (c) => r.served.push(c),
-      onCaBundle: async (b) => void r.bundles.push(b),
+      onCaBundle: async (b, mode) => {
+        r.bundles.push(b);
+        r.modes.push(mode);
+      },
       resyncMs: 60_000,
       clock,
       logger,
@@ -65,6 +71,7 @@ describe('CertificateManager', () => {
     expect(leader.served).toHaveLength(1);
     expect(leader.served[0]?.certPem).toBe(Buffer.from(server.secret!.data![K.tlsCert]!, 'base64').toString());
     expect(leader.bundles).toEqual([Buffer.from(server.secret!.data![K.caBundle]!, 'base64').toString()]);
+    expect(leader.modes).toEqual(['exact']);
     await stepWhenScheduled(clock, 60_000);
     await vi.waitFor(() => expect(leader.client.calls).toEqual(['get', 'create', 'get']), WAIT);
     await leader.manager.stop();
@@ -81,7 +88,8 @@ describe('CertificateManager', () => {
     const ready = certificateLoadedCheck(bootstrapping.manager);
     expect(ready.check()).toEqual({ ok: false, reason: 'no serving certificate loaded from the Secret yet' });
     await bootstrapping.manager.sync();
-    expect(bootstrapping.bundles).toHaveLength(1);
+    // It publishes what it wrote, adding to the CRD's caBundle only (`include`): never its leader's `exact`.
+    expect(bootstrapping.modes).toEqual(['include']);
     expect(writer.calls).toEqual(['get', 'create']);
     expect(ready.check()).toEqual({ ok: true });
     // Another follower reads what is there and writes nothing.
@@ -98,7 +106,8 @@ describe('CertificateManager', () => {
     await bootstrapping.manager.sync();
     expect(writer.calls).toEqual(['get', 'create', 'get', 'get', 'update']);
     expect(bootstrapping.served).toHaveLength(2);
-    expect(bootstrapping.bundles).toHaveLength(2);
+    // Every sync publishes (a failed publish is retried so); the injector patches only what is missing.
+    expect(bootstrapping.modes).toEqual(['include', 'include', 'include']);
     await bootstrapping.manager.stop();
     expect([follower.client.unexpected, writer.unexpected]).toEqual([[], []]);
   });
