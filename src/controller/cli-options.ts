@@ -76,7 +76,7 @@ export const USAGE = `Usage: controller [flags]
        controller backup ...   (the backup Job runner: see "controller backup --help")
        controller migrate-storage ...   (rewrite stored objects in the CRD's storage version: see "controller migrate-storage --help")
 
-Reconciles BackupSchedules (kubelings.dev/v1alpha1) into CronJobs.
+Reconciles BackupSchedules (kubelings.dev/v1, and v1alpha1 through its conversion webhook) into CronJobs.
 
 Flags:
   --kubeconfig <path>                 kubeconfig file (default: in-cluster service account)
@@ -103,7 +103,8 @@ Flags:
                                       Service the webhook certificate names, in the Lease namespace
                                       (default: backupschedule-operator-webhook)
   --conversion-webhook-secret-name <name>
-                                      Secret with the webhook's CA and certificate, kept by the leader
+                                      Secret with the webhook's CA and certificate (renewed by the leader;
+                                      filled by any replica while it holds nothing servable)
                                       (default: backupschedule-operator-webhook-tls)
   --conversion-webhook-cert-dir <dir>
                                       read the webhook's tls.crt and tls.key from this directory instead

@@ -53,9 +53,10 @@ function failure(apiVersion: string, uid: string, message: string): ConversionRe
 }
 
 /**
- * Answers a ConversionReview (parsed JSON of the request body). Never throws: a malformed review, an
- * unknown `desiredAPIVersion`, or an object of another kind or version is a Failure result naming the
- * problem (and the object's index, name and namespace), with the request's uid echoed.
+ * Answers a ConversionReview (parsed JSON of the request body). A malformed review, an unknown
+ * `desiredAPIVersion`, or an object of another kind or version is a Failure result naming the problem
+ * (and the object's index, name and namespace), with the request's uid echoed; only a bug in conversion
+ * itself (anything but a ConversionError) is thrown, for the server to answer 500.
  */
 export function handleConversionReview(review: unknown): ConversionReview {
   const reviewApiVersion = isObject(review) && typeof review['apiVersion'] === 'string' ? review['apiVersion'] : 'apiextensions.k8s.io/v1';

@@ -12,6 +12,7 @@ export {
   type CertManagerObjectMeta,
   type CertManagerWebhookCertificatesProps,
 } from './cert-manager.ts';
+export { StorageMigratorRole, type StorageMigratorRoleProps } from './storage-migrator-role.ts';
 export { UserClusterRoles, VIEWER_RULES, EDITOR_RULES, AGGREGATE_TO_VIEW, AGGREGATE_TO_EDIT, AGGREGATE_TO_ADMIN, type UserClusterRolesProps } from './user-cluster-roles.ts';
 export { LeaderLease, type LeaderLeaseProps } from './leader-lease.ts';
 export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, SERVES_CONVERSION_LABEL, WEBHOOK_CERT_DIR, type ControllerDeploymentProps } from './controller-deployment.ts';

@@ -10,6 +10,7 @@ import { BackupScheduleCrd } from './crd.ts';
 import { kubeObject } from './kube-object.ts';
 import { LeaderLease } from './leader-lease.ts';
 import { OperatorRbac } from './operator-rbac.ts';
+import { StorageMigratorRole } from './storage-migrator-role.ts';
 import { UserClusterRoles } from './user-cluster-roles.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
@@ -111,6 +112,8 @@ export class OperatorChart extends Chart {
     // Least privilege: with cert-manager the controller only reads the mounted files, no Secret nor CRD rights.
     const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, ...(byCertManager ? {} : { webhookSecretName: webhook.secretName }) });
     new UserClusterRoles(this, 'UserRoles', { namePrefix: 'backupschedule', labels });
+    // Bound to nobody: the rights of `migrate-storage`, for whoever runs it after an upgrade (README "Upgrading").
+    new StorageMigratorRole(this, 'StorageMigratorRole', { labels });
     new LeaderLease(this, 'LeaderLease', { name: leaseName, namespace, labels });
     const controller = new ControllerDeployment(this, 'Controller', {
       name: OPERATOR_NAME,

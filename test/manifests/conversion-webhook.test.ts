@@ -77,10 +77,10 @@ describe('OperatorChart: the conversion webhook', () => {
       synthesize(dir, { includeExample: false });
       const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
       expect(files.slice(-4)).toEqual([
-        '11-lease-backupschedule-operator-leader.yaml',
-        '12-secret-backupschedule-operator-webhook-tls.yaml',
-        '13-service-backupschedule-operator-webhook.yaml',
-        '14-deployment-backupschedule-operator.yaml',
+        '12-lease-backupschedule-operator-leader.yaml',
+        '13-secret-backupschedule-operator-webhook-tls.yaml',
+        '14-service-backupschedule-operator-webhook.yaml',
+        '15-deployment-backupschedule-operator.yaml',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

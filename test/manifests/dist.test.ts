@@ -13,6 +13,8 @@ import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION_V1, GROUP_VERSION_V1, validateBackupScheduleV1 } from '../../src/api/index.ts';
 import { SYNC_WAVE_ANNOTATION } from '../../src/manifests/index.ts';
+import { API_GROUP, CRD_NAME, PLURAL } from '../../src/api/constants.ts';
+import { storageMigrationRules } from '../../src/migration/index.ts';
 import { crdValidator, DIST_DIR, DIST_EXAMPLES_DIR, readKustomization, readManifests, type Manifest } from './dist-files.ts';
 
 /** kubernetes-models classes by kind: their validate() checks the official OpenAPI schema. */
@@ -43,6 +45,7 @@ describe('dist/', () => {
       'Namespace',
       'CustomResourceDefinition',
       'ServiceAccount',
+      'ClusterRole',
       'ClusterRole',
       'ClusterRole',
       'ClusterRole',
@@ -109,6 +112,13 @@ describe('dist/', () => {
     });
     const operatorWaves = operator.map(([, m]) => wave(m));
     expect(operatorWaves, 'file order follows the sync waves').toEqual([...operatorWaves].sort((a, b) => a - b));
+  });
+
+  it("ships migrate-storage's ClusterRole bound to nobody, with exactly the migration's rules", () => {
+    const role = operator.map(([, m]) => m).find((m) => m.kind === 'ClusterRole' && m.metadata.name === 'backupschedule-storage-migrator');
+    expect(role?.['rules']).toEqual(storageMigrationRules({ crdName: CRD_NAME, group: API_GROUP, plural: PLURAL }));
+    const bindings = operator.map(([, m]) => m).filter((m) => m.kind.endsWith('Binding'));
+    expect(bindings.filter((b) => (b['roleRef'] as { name: string }).name === 'backupschedule-storage-migrator')).toEqual([]);
   });
 
   it('carries no cdk8s hash suffixes or construct-address labels', () => {
