@@ -3,6 +3,7 @@
  * and the exact server-side defaults of CronJobs, Jobs and pod templates, compared field by field with
  * the recorded cronjob-v1beta1-*.json (batch/v1 has the same spec defaults).
  */
+import { isIP, isIPv6 } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { recordedCronJobRequest } from '../fixtures/k8s-reference.ts';
 import { failure, must, useCluster } from './harness.ts';
@@ -202,7 +203,7 @@ describe('built-in defaulting', () => {
     expect(Object.values(selector?.matchLabels ?? {})).toContain(res.body.metadata.uid);
   });
 
-  it('defaults a ClusterIP Service as the webhook Service of dist/ is written: type, affinity, protocol, targetPort, one IPv4 clusterIP', async () => {
+  it('defaults a ClusterIP Service as the webhook Service of dist/ is written: type, affinity, protocol, targetPort, one single-stack clusterIP', async () => {
     const ns = await cluster().namespace('bi');
     const body = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { selector: { app: 'x' }, ports: [{ name: 'webhook', port: 443, targetPort: 'webhook' }, { name: 'plain', port: 8080 }] } };
     const created = must(await cluster().api.post(`/api/v1/namespaces/${ns}/services`, body), 201) as { metadata: object; spec: Record<string, any>; status: unknown };
@@ -211,13 +212,14 @@ describe('built-in defaulting', () => {
       sessionAffinity: 'None',
       internalTrafficPolicy: 'Cluster',
       ipFamilyPolicy: 'SingleStack',
-      ipFamilies: ['IPv4'],
       ports: [
         { name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' },
         { name: 'plain', port: 8080, targetPort: 8080, protocol: 'TCP' },
       ],
     });
-    expect(created.spec['clusterIP']).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    // The cluster's primary family (IPv4 here; an IPv6-primary cluster allocates from its IPv6 range).
+    expect(created.spec['ipFamilies']).toEqual([isIPv6(created.spec['clusterIP']) ? 'IPv6' : 'IPv4']);
+    expect(isIP(created.spec['clusterIP'])).not.toBe(0);
     expect(created.spec['clusterIPs']).toEqual([created.spec['clusterIP']]);
     expect(created.status).toEqual({ loadBalancer: {} });
     // A re-apply that leaves the allocated address out keeps it (kube copies it from the stored object).
