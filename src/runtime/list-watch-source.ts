@@ -3,6 +3,7 @@
  * it; tests and benchmarks plug in fakes.
  */
 import type { ListOptions, WatchOptions } from '../kube/resource-client.ts';
+import { isExpired } from '../kube/api-status-error.ts';
 import type { KubeList, KubeObject, WatchEvent } from '../kube/object.ts';
 
 /** LIST + WATCH for one resource. */
@@ -28,25 +29,40 @@ export interface ListAllOptions<T extends KubeObject> {
 /**
  * Reads every page of a LIST (client-go `pager.List`) and returns the items with the resourceVersion
  * of the list, from which a WATCH continues. Without `resourceVersion` each read is consistent (served
- * from etcd, so `limit` is honoured); an expired continue token throws 410 and the caller relists.
+ * from etcd, so `limit` is honoured). When a continue token has expired (410: etcd compacted the
+ * revision the first page was read at, which a long paged LIST on a busy cluster can outlast), the
+ * pages read so far are dropped and the LIST is read again whole, without `limit`, as client-go's
+ * pager does (`FullListIfExpired`): paging again could expire again, forever. A 410 on the first page
+ * is the caller's to handle.
  */
 export async function listAllPages<T extends KubeObject>(
   source: ListWatchSource<T>,
   options: ListAllOptions<T>,
 ): Promise<{ items: T[]; resourceVersion: string }> {
-  const items: T[] = [];
+  let items: T[] = [];
   const typeMeta = source.typeMeta?.();
   let continueToken: string | undefined;
   let resourceVersion = '';
-  do {
-    const page = await source.list({
-      limit: options.pageSize,
+  let limit: number | undefined = options.pageSize;
+  for (;;) {
+    const request = {
+      ...(limit !== undefined ? { limit } : {}),
       ...(continueToken ? { continue: continueToken } : {}),
       ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
       ...(options.fieldSelector !== undefined ? { fieldSelector: options.fieldSelector } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
-    });
+    };
+    let page: KubeList<T>;
+    try {
+      page = await source.list(request);
+    } catch (err) {
+      if (continueToken === undefined || !isExpired(err)) throw err;
+      items = [];
+      continueToken = undefined;
+      limit = undefined;
+      continue; // the whole LIST again, in one page
+    }
     for (const item of page.items ?? []) {
       if (typeMeta) {
         item.apiVersion ??= typeMeta.apiVersion;
@@ -56,7 +72,8 @@ export async function listAllPages<T extends KubeObject>(
     }
     resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     continueToken = page.metadata?.continue || undefined;
-  } while (continueToken);
+    if (continueToken === undefined) break;
+  }
   if (!resourceVersion) throw new Error('LIST response carried no metadata.resourceVersion; cannot start a WATCH from it');
   return { items, resourceVersion };
 }

@@ -57,6 +57,19 @@ describe('Reflector', () => {
     expect(source.unexpected).toEqual([]);
   });
 
+  it('reads the whole LIST in one request when a continue token expired (410), as client-go\'s pager does, dropping the pages read', async () => {
+    const { source, sink, reflector } = setup();
+    const expired = new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: 'The provided continue parameter is too old to display a consistent list result.' });
+    source.expectList(page([obj('a', '1')], '10', 'token-1')).expectList(expired).expectList(page([obj('a', '1'), obj('b', '12')], '12'));
+    source.expectWatch();
+    reflector.start();
+    await settle();
+    expect(source.listCalls.map((c) => [c.limit, c.continue])).toEqual([[500, undefined], [500, 'token-1'], [undefined, undefined]]);
+    expect(sink.calls).toEqual(['replace(a,b)@12']);
+    expect(source.watchCalls.map((w) => w.resourceVersion)).toEqual(['12']);
+    expect(source.unexpected).toEqual([]);
+  });
+
   it('strips managedFields before the sink sees an object, unless a transform replaces the default', async () => {
     const seen: KubeObject[] = [];
     const clock = new FakeClock();
