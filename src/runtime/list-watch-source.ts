@@ -3,7 +3,8 @@
  * it; tests and benchmarks plug in fakes.
  */
 import type { ListOptions, WatchOptions } from '../kube/resource-client.ts';
-import { isExpired } from '../kube/api-status-error.ts';
+import { ApiStatusError, isExpired } from '../kube/api-status-error.ts';
+import { KubeRequestError } from '../kube/kube-client.ts';
 import type { KubeList, KubeObject, WatchEvent } from '../kube/object.ts';
 
 /** LIST + WATCH for one resource. */
@@ -24,6 +25,26 @@ export interface ListAllOptions<T extends KubeObject> {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly signal?: AbortSignal;
+  /**
+   * Waits before a page after the first is asked again after a transient failure ({@link isTransient}):
+   * `attempt` 1, 2, …, and the server's `Retry-After` in ms when it sent one. A LIST of many small pages
+   * fails as a whole far more often than one page does (at 5 % failed requests, 50 pages all succeed 8 %
+   * of the time), so a failed page is retried with its continue token before the pages read are given up.
+   * @default no retry: the first failure fails the LIST
+   */
+  readonly retryPage?: { readonly attempts: number; wait(attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> };
+}
+
+/**
+ * A failure worth asking again for: throttled (429), a server or gateway error (5xx), a timeout, or a
+ * request that never got an answer (a network error, no HTTP status at all).
+ */
+export function isTransient(err: unknown): boolean {
+  if (err instanceof ApiStatusError) {
+    const code = err.status.code ?? 0;
+    return code === 429 || code >= 500;
+  }
+  return err instanceof KubeRequestError;
 }
 
 /**
@@ -55,7 +76,8 @@ export async function listAllPages<T extends KubeObject>(
     };
     let page: KubeList<T>;
     try {
-      page = await source.list(request);
+      // Only a later page is asked again: a first page that fails loses nothing, the caller backs off.
+      page = continueToken === undefined ? await source.list(request) : await listPage(source, request, options);
     } catch (err) {
       if (continueToken === undefined || !isExpired(err)) throw err;
       items = [];
@@ -76,4 +98,18 @@ export async function listAllPages<T extends KubeObject>(
   }
   if (!resourceVersion) throw new Error('LIST response carried no metadata.resourceVersion; cannot start a WATCH from it');
   return { items, resourceVersion };
+}
+
+/** One LIST request, asked again after transient failures as `options.retryPage` allows. */
+async function listPage<T extends KubeObject>(source: ListWatchSource<T>, request: ListOptions, options: ListAllOptions<T>): Promise<KubeList<T>> {
+  const retry = options.retryPage;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await source.list(request);
+    } catch (err) {
+      if (!retry || attempt > retry.attempts || !isTransient(err) || options.signal?.aborted) throw err;
+      const retryAfter = err instanceof ApiStatusError && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : undefined;
+      await retry.wait(attempt, retryAfter, options.signal);
+    }
+  }
 }

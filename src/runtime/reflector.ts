@@ -223,6 +223,9 @@ export class Reflector<T extends KubeObject> {
     const { source, transform, sink } = this.#o;
     const { items, resourceVersion } = await listAllPages(source, {
       pageSize: this.#o.pageSize, transform, signal,
+      // A failed page is asked again (3 times, after 0.2, 0.4, 0.8 s or the server's Retry-After) before
+      // the whole LIST fails and backs off: many small pages would otherwise rarely all succeed.
+      retryPage: { attempts: 3, wait: (attempt, retryAfterMs, pageSignal) => this.#o.clock.sleep(retryAfterMs ?? 100 * 2 ** attempt, pageSignal) },
       ...(this.#o.namespace !== undefined ? { namespace: this.#o.namespace } : {}),
       ...(this.#o.labelSelector !== undefined ? { labelSelector: this.#o.labelSelector } : {}),
       ...(this.#o.fieldSelector !== undefined ? { fieldSelector: this.#o.fieldSelector } : {}),

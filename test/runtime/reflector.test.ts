@@ -70,6 +70,48 @@ describe('Reflector', () => {
     expect(source.unexpected).toEqual([]);
   });
 
+  it('asks a page that failed transiently again with its continue token (Retry-After honoured), before failing the LIST', async () => {
+    const { clock, source, sink, reflector } = setup();
+    const internal = new ApiStatusError(statusErrors.internalError('etcd leader changed'));
+    const throttled = new ApiStatusError(statusErrors.tooManyRequests(2));
+    source.expectList(page([obj('a', '1')], '10', 'token-1')).expectList(internal).expectList(throttled).expectList(page([obj('b', '2')], '10'));
+    source.expectWatch();
+    reflector.start();
+    await settle();
+    expect(source.listCalls).toHaveLength(2);
+    clock.step(200); // 100 ms × 2 after the 500
+    await settle();
+    expect(source.listCalls).toHaveLength(3);
+    clock.step(1_999); // the 429's Retry-After: 2 s
+    await settle();
+    expect(source.listCalls).toHaveLength(3);
+    clock.step(1);
+    await settle();
+    expect(source.listCalls.map((c) => [c.limit, c.continue])).toEqual([[500, undefined], [500, 'token-1'], [500, 'token-1'], [500, 'token-1']]);
+    expect(sink.calls).toEqual(['replace(a,b)@10']);
+    expect(source.unexpected).toEqual([]);
+  });
+
+  it('fails the LIST after three retries of a page, and on an error that asking again cannot fix', async () => {
+    const { clock, source, reflector } = setup();
+    const internal = (): ApiStatusError => new ApiStatusError(statusErrors.internalError('boom'));
+    source.expectList(page([obj('a', '1')], '10', 'token-1')).expectList(internal()).expectList(internal()).expectList(internal()).expectList(internal());
+    source.expectList(page([obj('a', '1')], '11', 'token-2')).expectList(new ApiStatusError(statusErrors.forbidden('someone', 'list', { group: '', resource: 'configmaps' }, 'ns')));
+    reflector.start();
+    await settle();
+    for (const ms of [200, 400, 800]) {
+      clock.step(ms);
+      await settle();
+    }
+    expect(source.listCalls).toHaveLength(5);
+    expect(reflector.phase.phase).toBe('backoff');
+    clock.step(800); // the reflector's own backoff, then a LIST whose second page is refused: no retry
+    await settle();
+    expect(source.listCalls.map((c) => c.continue)).toEqual([undefined, 'token-1', 'token-1', 'token-1', 'token-1', undefined, 'token-2']);
+    expect(reflector.phase.phase).toBe('backoff');
+    expect(source.unexpected).toEqual([]);
+  });
+
   it('strips managedFields before the sink sees an object, unless a transform replaces the default', async () => {
     const seen: KubeObject[] = [];
     const clock = new FakeClock();
