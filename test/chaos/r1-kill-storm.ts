@@ -20,23 +20,25 @@ const SIZES = {
 
 /**
  * Kill moments: a quarter of the kills fall uniformly in the start-up (LIST, cache sync, first
- * reconciles), the rest uniformly within {@link WRITING_MS} after the life's first write reached the
- * API server; so every life is cut short mid-convergence, and K lives never finish the job.
+ * reconciles), the rest once the life's n-th write reached the API server, n uniform in 1 to
+ * {@link MAX_WRITES_PER_LIFE}: so every life is cut short mid-convergence, and K lives never finish the
+ * job (2 writes per schedule, N schedules: at most ~N / 5 + in-flight per 10 lives). A time window
+ * after the first write instead would let a fast machine converge before the K-th kill.
  */
 const STARTUP_SHARE = 0.25;
-const WRITING_MS = 15;
+const MAX_WRITES_PER_LIFE = 10;
 
 /**
- * Resolves once `process` dies or a write of `user` is in the request log, which holds only this
+ * Resolves once `process` dies or `n` writes of `user` are in the request log, which holds only this
  * life's requests (the caller moves older ones aside, so polling it stays cheap for the API server
  * that shares this process).
  */
-async function firstWrite(cluster: Cluster, user: string, process: ControllerProcess): Promise<void> {
+async function writesOfLife(cluster: Cluster, user: string, process: ControllerProcess, n: number): Promise<void> {
   // Once all is converged a life writes nothing: give up waiting after a while (the kill count then falls short).
   const deadline = Date.now() + 5_000;
   while (process.child.exitCode === null && process.child.signalCode === null && Date.now() < deadline) {
-    if (cluster.server.requestLog.entries().some((e) => e.user === user && isWrite(e))) return;
-    await sleep(5);
+    if (cluster.server.requestLog.entries().filter((e) => e.user === user && isWrite(e)).length >= n) return;
+    await sleep(2);
   }
 }
 
@@ -66,8 +68,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       controller = startController(context.bundle, cluster.controllerKubeconfig);
       if (rng.chance(STARTUP_SHARE)) await sleep(rng.int(20, 600));
       else {
-        await firstWrite(cluster, CONTROLLER_USER, controller);
-        await sleep(rng.int(0, WRITING_MS));
+        await writesOfLife(cluster, CONTROLLER_USER, controller, rng.int(1, MAX_WRITES_PER_LIFE));
       }
       controller.child.kill('SIGKILL');
       await controller.exited();
@@ -93,7 +94,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     const events = writesBy(entries, users, { events: true }).length - writes.length;
     return finishRow(context, started, verdict, {
       id: 'R1',
-      done: `${fmt(size.schedules)} new schedules, SIGKILL ×${size.kills} at random moments (${STARTUP_SHARE * 100} % in start-up, the rest ≤ ${WRITING_MS} ms after a life's first write), restart at once`,
+      done: `${fmt(size.schedules)} new schedules, SIGKILL ×${size.kills} at random moments (${STARTUP_SHARE * 100} % in start-up, the rest after a life's n-th write, n ≤ ${MAX_WRITES_PER_LIFE}), restart at once`,
       invariants: ['1 child each, controlled', 'Ready @ generation', 'no foreign writes', `0 writes in ${size.idleMs / 1000} s idle`],
       writes: writesFigure(writes.length, minimal),
       figures: {
