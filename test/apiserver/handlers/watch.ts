@@ -6,6 +6,7 @@ import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import { present, type ResourceRequest, type ServerContext } from '../server-context.ts';
 import { toTable } from '../table.ts';
 import type { StoredEvent, WatchSubscriber } from '../watch-hub.ts';
+import { flushPerTurn } from '../watch-flush.ts';
 import { parseResourceVersion, requestPredicate } from './read.ts';
 
 const serialized = new WeakMap<KubeObject, string>();
@@ -51,13 +52,14 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   const inScope = (obj: KubeObject | undefined): boolean =>
     obj !== undefined && (namespace === undefined || obj.metadata.namespace === namespace) && (!predicate || predicate(obj));
 
+  const send = flushPerTurn(res);
   const emit = (type: string, obj: KubeObject, raw?: string): void => {
     if (res.writableEnded) return;
     if (asTable && type !== 'BOOKMARK') {
-      res.write(`{"type":"${type}","object":${JSON.stringify(toTable(r.type, [present(r.type, obj)], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', ctx.clock.now()))}}\n`);
+      send(`{"type":"${type}","object":${JSON.stringify(toTable(r.type, [present(r.type, obj)], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', ctx.clock.now()))}}\n`);
       return;
     }
-    res.write(`{"type":"${type}","object":${raw ?? JSON.stringify(present(r.type, obj))}}\n`);
+    send(`{"type":"${type}","object":${raw ?? JSON.stringify(present(r.type, obj))}}\n`);
   };
   // A custom resource stored in another version is converted for this watcher; while a conversion is
   // pending, later events queue behind it so the stream keeps resourceVersion order.
