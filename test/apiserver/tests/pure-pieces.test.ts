@@ -3,6 +3,7 @@ import type { KubeObject } from '../../../src/kube/object.ts';
 import { humanDuration } from '../human-duration.ts';
 import { evaluateJsonPath, parseJsonPath } from '../jsonpath.ts';
 import { jsonPatch, mergePatch, PatchApplyError, strategicMergePatch } from '../patch.ts';
+import { knownJson, storedJson } from '../object-json.ts';
 import { RequestLog } from '../request-log.ts';
 import { parseRequestInfo } from '../router/request-info.ts';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from '../selectors.ts';
@@ -178,5 +179,17 @@ describe('request log', () => {
     expect(log.count(ok)).toBe(2);
     log.clear();
     expect(log.count(() => true)).toBe(0);
+  });
+});
+
+describe('stored objects as JSON', () => {
+  it('serializes a stored object once and hands the same text to later readers; an object never serialized has none', () => {
+    const stored: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', resourceVersion: '7' } };
+    expect(knownJson(stored)).toBeUndefined();
+    const text = storedJson(stored);
+    expect(text).toBe(JSON.stringify(stored));
+    expect(storedJson(stored)).toBe(text);
+    expect(knownJson(stored)).toBe(text);
+    expect(knownJson({ ...stored })).toBeUndefined();
   });
 });
