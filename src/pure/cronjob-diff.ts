@@ -78,6 +78,29 @@ export const SERVER_DEFAULTS: ReadonlyMap<string, unknown> = new Map(
   }).flatMap(([pattern, value]) => expandAlternatives(pattern).map((path) => [path, value] as const)),
 );
 
+/** {@link SERVER_DEFAULTS} as JSON text: reconcile compares against them for every field it does not own. */
+const SERVER_DEFAULT_JSON: ReadonlyMap<string, string> = new Map([...SERVER_DEFAULTS].map(([path, value]) => [path, JSON.stringify(value)]));
+
+/** `['spec', 'containers', '0', 'image']` → `spec.containers[].image`, the form of {@link SERVER_DEFAULTS}' keys. */
+function genericPath(path: readonly string[]): string {
+  let out = '';
+  for (const part of path) {
+    if (isIndex(part)) out += '[]';
+    else out += out === '' ? part : `.${part}`;
+  }
+  return out;
+}
+
+/** Whether a path part is a list index (all digits). */
+function isIndex(part: string): boolean {
+  if (part.length === 0) return false;
+  for (let i = 0; i < part.length; i++) {
+    const c = part.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 /** `a.{b,c}.d` → `a.b.d`, `a.c.d`. */
 function expandAlternatives(pattern: string): string[] {
   const match = /\{([^}]*)\}/.exec(pattern);
@@ -105,12 +128,13 @@ export function defaultPullPolicy(image: unknown): 'Always' | 'IfNotPresent' {
  * default pull policy). An object counts when everything in it is a default.
  */
 export function isServerDefault(path: readonly string[], value: unknown, parent: Record<string, unknown>): boolean {
-  const generic = path.map((part) => (/^\d+$/.test(part) ? '[]' : part)).join('.').replace(/\.\[\]/g, '[]');
-  if (generic.endsWith('.imagePullPolicy') && SERVER_DEFAULTS.has(generic.replace(/imagePullPolicy$/, 'terminationMessagePath'))) {
+  const generic = genericPath(path);
+  if (generic.endsWith('.imagePullPolicy') && SERVER_DEFAULTS.has(`${generic.slice(0, -'imagePullPolicy'.length)}terminationMessagePath`)) {
     // Always is also what the AlwaysPullImages admission plugin sets: never worse than the default.
     return value === 'Always' || value === defaultPullPolicy(parent['image']);
   }
-  if (SERVER_DEFAULTS.has(generic)) return JSON.stringify(SERVER_DEFAULTS.get(generic)) === JSON.stringify(value);
+  const defaultJson = SERVER_DEFAULT_JSON.get(generic);
+  if (defaultJson !== undefined) return defaultJson === JSON.stringify(value);
   // An object the desired CronJob lacks is a default when all it holds is (a template's `metadata`).
   return isRecord(value) && Object.keys(value).length > 0 && Object.entries(value).every(([key, inner]) => isServerDefault([...path, key], inner, value));
 }
@@ -125,17 +149,26 @@ function reportForeign(path: string[], value: unknown, parent: Record<string, un
   for (const [key, inner] of Object.entries(value)) reportForeign([...path, key], inner, value, out);
 }
 
+/**
+ * Appends to `out` the paths under `path` where `observed` differs from `desired` in a field we own.
+ * `path` is one array pushed and popped on the way down (reconcile diffs every child it reads, so the
+ * walk allocates no array per field); callees that keep a path copy it.
+ */
 function diffValue(desired: unknown, observed: unknown, path: string[], out: string[]): void {
   if (Array.isArray(desired)) {
     if (!Array.isArray(observed) || observed.length !== desired.length) {
       out.push(render(path));
       return;
     }
-    desired.forEach((item, i) => {
+    for (let i = 0; i < desired.length; i++) {
+      const item: unknown = desired[i];
+      const name = nameOf(item);
+      path.push(String(i));
       // Named items (containers, volumes, mounts, env) are another item when the name differs.
-      if (nameOf(item) !== undefined && nameOf(item) !== nameOf(observed[i])) out.push(render([...path, String(i)]));
-      else diffValue(item, observed[i], [...path, String(i)], out);
-    });
+      if (name !== undefined && name !== nameOf(observed[i])) out.push(render(path));
+      else diffValue(item, observed[i], path, out);
+      path.pop();
+    }
     return;
   }
   if (isRecord(desired)) {
@@ -144,12 +177,19 @@ function diffValue(desired: unknown, observed: unknown, path: string[], out: str
       return;
     }
     const seen = observed ?? {};
-    for (const [key, value] of Object.entries(desired)) {
+    for (const key of Object.keys(desired)) {
+      const value = desired[key];
       if (value === undefined) continue;
-      diffValue(value, seen[key], [...path, key], out);
+      path.push(key);
+      diffValue(value, seen[key], path, out);
+      path.pop();
     }
-    for (const [key, value] of Object.entries(seen)) {
-      if (desired[key] === undefined && value !== undefined) reportForeign([...path, key], value, seen, out);
+    for (const key of Object.keys(seen)) {
+      const value = seen[key];
+      if (desired[key] !== undefined || value === undefined) continue;
+      path.push(key);
+      reportForeign(path, value, seen, out);
+      path.pop();
     }
     return;
   }

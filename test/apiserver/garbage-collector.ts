@@ -40,14 +40,29 @@ export class GarbageCollector {
       // Only changes that can concern the collector schedule a pass, so bulk writes of plain objects cost nothing.
       const meta = e.object.metadata;
       const hasOwners = (meta.ownerReferences?.length ?? 0) > 0;
+      const inTerminatingNamespace = meta.namespace !== undefined && storage.get('/namespaces', '', meta.namespace)?.metadata.deletionTimestamp !== undefined;
       const relevant =
         e.type === 'DELETED'
           ? // an owner's dependents, a foreground owner waiting for this dependent, a terminating namespace emptied
-            this.#owners.has(meta.uid ?? '') || hasOwners || e.gr === '/namespaces' || (meta.namespace !== undefined && storage.get('/namespaces', '', meta.namespace)?.metadata.deletionTimestamp !== undefined)
-          : meta.deletionTimestamp !== undefined || hasOwners;
+            this.#owners.has(meta.uid ?? '') || hasOwners || e.gr === '/namespaces' || inTerminatingNamespace
+          : meta.deletionTimestamp !== undefined || (hasOwners && (inTerminatingNamespace || this.#ownerAbsentOrDeleting(meta.ownerReferences ?? [])));
       if (relevant) this.kick();
       this.#index(e.prev, -1);
       if (e.type !== 'DELETED') this.#index(e.object, 1);
+    });
+  }
+
+  /**
+   * Whether a dependent written with these owners gives a pass anything to do: an owner absent (its uid
+   * stored nowhere) or being deleted. A dependent whose owners all exist and live is left alone, as
+   * kube's graph builder does (it queues a dependent for `attemptToDelete` only when an owner is missing
+   * from its graph or being deleted): a full pass after every such write cost this server time growing
+   * with the number of stored objects, for every child a controller creates.
+   */
+  #ownerAbsentOrDeleting(refs: readonly OwnerReference[]): boolean {
+    return refs.some((ref) => {
+      const at = this.#storage.byUid(ref.uid);
+      return at === undefined || this.#storage.get(at.gr, at.namespace, at.name)?.metadata.deletionTimestamp !== undefined;
     });
   }
 

@@ -86,7 +86,11 @@ export function negotiate(accept: string | undefined, allowTable: boolean): Resp
 
 /** Writes a JSON response with optional `Warning` headers. */
 export function sendJson(res: ServerResponse, code: number, body: unknown, warnings: readonly string[] = []): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, code, JSON.stringify(body), warnings);
+}
+
+/** {@link sendJson} of a body already serialized (`text` is sent as it is). */
+export function sendJsonText(res: ServerResponse, code: number, text: string, warnings: readonly string[] = []): void {
   const headers: Record<string, string | string[]> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': String(Buffer.byteLength(text)) };
   if (warnings.length > 0) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(code, headers);

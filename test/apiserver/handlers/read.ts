@@ -2,7 +2,8 @@ import { stringify as toYaml } from 'yaml';
 import { statusErrors } from '../../../src/kube/api-status-error.ts';
 import type { KubeObject } from '../../../src/kube/object.ts';
 import { fail, serverErrors } from '../errors.ts';
-import { negotiate, sendJson } from '../http-io.ts';
+import { negotiate, sendJson, sendJsonText } from '../http-io.ts';
+import { knownJson } from '../object-json.ts';
 import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import { combinePredicates, parseFieldSelector, parseLabelSelector, SelectorError, type ObjectPredicate } from '../selectors.ts';
 import { present, type ResourceRequest, type ServerContext } from '../server-context.ts';
@@ -30,7 +31,10 @@ function writeFormatted(r: ResourceRequest, code: number, body: unknown, warning
     r.res.end(toYaml(body));
     return;
   }
-  sendJson(r.res, code, body, warnings);
+  // A stored object the watch streams serialized a moment ago (the answer to the write that stored it).
+  const text = typeof body === 'object' && body !== null ? knownJson(body) : undefined;
+  if (text !== undefined) sendJsonText(r.res, code, text, warnings);
+  else sendJson(r.res, code, body, warnings);
 }
 
 /** Sends one object in the negotiated format (JSON, Table, PartialObjectMetadata). */

@@ -6,18 +6,9 @@ import { apiVersionOf, groupResourceKey } from '../resource-type.ts';
 import { present, type ResourceRequest, type ServerContext } from '../server-context.ts';
 import { toTable } from '../table.ts';
 import type { StoredEvent, WatchSubscriber } from '../watch-hub.ts';
+import { flushPerTurn } from '../watch-flush.ts';
+import { storedJson } from '../object-json.ts';
 import { parseResourceVersion, requestPredicate } from './read.ts';
-
-const serialized = new WeakMap<KubeObject, string>();
-
-function objectJson(obj: KubeObject): string {
-  let s = serialized.get(obj);
-  if (s === undefined) {
-    s = JSON.stringify(obj);
-    serialized.set(obj, s);
-  }
-  return s;
-}
 
 /**
  * WATCH: a chunked stream of one JSON event per line. Starts at `resourceVersion` (replaying the
@@ -51,13 +42,14 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   const inScope = (obj: KubeObject | undefined): boolean =>
     obj !== undefined && (namespace === undefined || obj.metadata.namespace === namespace) && (!predicate || predicate(obj));
 
+  const send = flushPerTurn(res);
   const emit = (type: string, obj: KubeObject, raw?: string): void => {
     if (res.writableEnded) return;
     if (asTable && type !== 'BOOKMARK') {
-      res.write(`{"type":"${type}","object":${JSON.stringify(toTable(r.type, [present(r.type, obj)], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', ctx.clock.now()))}}\n`);
+      send(`{"type":"${type}","object":${JSON.stringify(toTable(r.type, [present(r.type, obj)], { resourceVersion: obj.metadata.resourceVersion }, 'Metadata', ctx.clock.now()))}}\n`);
       return;
     }
-    res.write(`{"type":"${type}","object":${raw ?? JSON.stringify(present(r.type, obj))}}\n`);
+    send(`{"type":"${type}","object":${raw ?? JSON.stringify(present(r.type, obj))}}\n`);
   };
   // A custom resource stored in another version is converted for this watcher; while a conversion is
   // pending, later events queue behind it so the stream keeps resourceVersion order.
@@ -91,11 +83,11 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
     const now = inScope(e.object);
     const before = e.type === 'ADDED' ? false : inScope(e.prev);
     if (e.type === 'DELETED') {
-      if (before) write('DELETED', e.object, sameVersion(e.object) ? objectJson(e.object) : undefined);
+      if (before) write('DELETED', e.object, sameVersion(e.object) ? storedJson(e.object) : undefined);
       return;
     }
-    if (now && before) write('MODIFIED', e.object, sameVersion(e.object) ? objectJson(e.object) : undefined);
-    else if (now) write('ADDED', e.object, sameVersion(e.object) ? objectJson(e.object) : undefined);
+    if (now && before) write('MODIFIED', e.object, sameVersion(e.object) ? storedJson(e.object) : undefined);
+    else if (now) write('ADDED', e.object, sameVersion(e.object) ? storedJson(e.object) : undefined);
     else if (before && e.prev) {
       // Left the selection: DELETED with the previous content at the new resourceVersion (cacher `convertToWatchEvent`).
       write('DELETED', { ...e.prev, metadata: { ...e.prev.metadata, resourceVersion: String(e.rv) } });

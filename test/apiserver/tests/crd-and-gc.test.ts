@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../index.ts';
 import { client } from './http-client.ts';
 import { loadReference } from '../../fixtures/k8s-reference.ts';
+import { FakeClock } from '../../../src/runtime/clock.ts';
+import { GarbageCollector } from '../garbage-collector.ts';
+import { RegistryStore } from '../registry-store.ts';
+import { ResourceRegistry } from '../resource-registry.ts';
+import { Storage } from '../storage.ts';
 
 const reference = (file: string): any => loadReference(file);
 const until = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 3000): Promise<T> => {
@@ -142,5 +147,45 @@ describe('garbage collection', () => {
     const res = await api('DELETE', '/api/v1/namespaces/doomed');
     expect(res.body.status.phase).toBe('Terminating');
     expect((await until(() => api('GET', '/api/v1/namespaces/doomed'), (r) => r.status === 404)).status).toBe(404);
+  });
+});
+
+describe('garbage collector passes', () => {
+  /** Storage watched by a collector on a fake clock: a scheduled pass is a pending timer. */
+  function collected(): { storage: Storage; clock: FakeClock } {
+    const clock = new FakeClock();
+    const storage = new Storage(100);
+    new GarbageCollector(storage, new RegistryStore(storage, clock), new ResourceRegistry(), { clock });
+    return { storage, clock };
+  }
+  const configMap = (name: string, uid: string, ownerUid?: string, deleting = false) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name, namespace: 'ns', uid,
+      ...(ownerUid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: ownerUid }] } : {}),
+      ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['foregroundDeletion'] } : {}),
+    },
+  });
+
+  it('schedules no pass for a dependent written while all its owners exist and live', () => {
+    const { storage, clock } = collected();
+    storage.create('/configmaps', configMap('owner', 'u-owner'));
+    storage.create('/configmaps', configMap('child', 'u-child', 'u-owner'));
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it.each([
+    ['whose owner uid is stored nowhere', false],
+    ['whose owner is being deleted', true],
+  ])('schedules a pass for a dependent %s', (_what, deleting) => {
+    const { storage, clock } = collected();
+    if (deleting) {
+      storage.create('/configmaps', configMap('owner', 'u-owner', undefined, true));
+      clock.step(1_000);
+    }
+    expect(clock.pendingTimers).toBe(0);
+    storage.create('/configmaps', configMap('child', 'u-child', 'u-owner'));
+    expect(clock.pendingTimers).toBe(1);
   });
 });

@@ -3,8 +3,11 @@ import type { KubeObject } from '../../../src/kube/object.ts';
 import { humanDuration } from '../human-duration.ts';
 import { evaluateJsonPath, parseJsonPath } from '../jsonpath.ts';
 import { jsonPatch, mergePatch, PatchApplyError, strategicMergePatch } from '../patch.ts';
+import { knownJson, storedJson } from '../object-json.ts';
+import { RequestLog } from '../request-log.ts';
 import { parseRequestInfo } from '../router/request-info.ts';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from '../selectors.ts';
+import { flushPerTurn, type CorkableStream } from '../watch-flush.ts';
 
 const obj = (labels: Record<string, string>): KubeObject => ({ metadata: { name: 'n', namespace: 'ns', labels } });
 
@@ -120,5 +123,73 @@ describe('request info', () => {
 
   it('treats discovery paths as non-resource requests', () => {
     expect(parseRequestInfo('GET', '/apis/batch/v1', q())).toMatchObject({ isResourceRequest: false, verb: 'get' });
+  });
+});
+
+describe('watch stream flushing', () => {
+  /** A stream recording what happens to it, and the flushes handed to `defer`. */
+  function recorder(): { stream: CorkableStream & { ended: boolean }; calls: string[]; flushes: (() => void)[] } {
+    const calls: string[] = [];
+    const stream = {
+      ended: false,
+      get writableEnded() {
+        return this.ended;
+      },
+      cork: () => void calls.push('cork'),
+      uncork: () => void calls.push('uncork'),
+      write: (chunk: string) => void calls.push(`write ${chunk}`),
+    };
+    return { stream, calls, flushes: [] };
+  }
+
+  it('sends the events of one turn in one flush, in order, and corks again in the next turn', () => {
+    const { stream, calls, flushes } = recorder();
+    const send = flushPerTurn(stream, (flush) => void flushes.push(flush));
+    send('a');
+    send('b');
+    send('c');
+    expect(calls).toEqual(['cork', 'write a', 'write b', 'write c']);
+    expect(flushes).toHaveLength(1);
+    flushes[0]?.();
+    send('d');
+    flushes[1]?.();
+    expect(calls).toEqual(['cork', 'write a', 'write b', 'write c', 'uncork', 'cork', 'write d', 'uncork']);
+  });
+
+  it('writes nothing to a stream that has ended', () => {
+    const { stream, calls, flushes } = recorder();
+    const send = flushPerTurn(stream, (flush) => void flushes.push(flush));
+    stream.ended = true;
+    send('late');
+    expect(calls).toEqual([]);
+    expect(flushes).toEqual([]);
+  });
+});
+
+describe('request log', () => {
+  it('counts the entries a predicate accepts, codes set after the request included', () => {
+    const log = new RequestLog();
+    const entry = (verb: string, code: number) => ({ time: '2026-01-01T00:00:00.000Z', user: 'u', verb, apiGroup: '', apiVersion: 'v1', resource: 'configmaps', code });
+    log.add(entry('create', 201));
+    const pending = log.add(entry('update', 0));
+    log.add(entry('get', 200));
+    const ok = (e: { verb: string; code: number }): boolean => e.verb !== 'get' && e.code >= 200 && e.code < 300;
+    expect(log.count(ok)).toBe(1);
+    pending.code = 200;
+    expect(log.count(ok)).toBe(2);
+    log.clear();
+    expect(log.count(() => true)).toBe(0);
+  });
+});
+
+describe('stored objects as JSON', () => {
+  it('serializes a stored object once and hands the same text to later readers; an object never serialized has none', () => {
+    const stored: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', resourceVersion: '7' } };
+    expect(knownJson(stored)).toBeUndefined();
+    const text = storedJson(stored);
+    expect(text).toBe(JSON.stringify(stored));
+    expect(storedJson(stored)).toBe(text);
+    expect(knownJson(stored)).toBe(text);
+    expect(knownJson({ ...stored })).toBeUndefined();
   });
 });
