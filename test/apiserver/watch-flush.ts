@@ -15,24 +15,36 @@ export interface CorkableStream {
   write(chunk: string): unknown;
 }
 
+/** What {@link flushPerTurn} returns. */
+export interface TurnWriter {
+  /** Writes `text` (nothing once the stream has ended); it leaves with the turn's other writes. */
+  write(text: string): void;
+  /** Sends what this turn wrote now: before the stream is ended, so its last events are not lost. */
+  flush(): void;
+}
+
 /**
- * A `write(text)` for `stream` that corks it at the first write of a turn and uncorks it when the turn
- * is over (`defer`, `setImmediate` by default: after every I/O callback of this loop iteration), so
- * the events published meanwhile go out together, in order.
+ * A writer for `stream` that corks it at the first write of a turn and uncorks it when the turn is
+ * over (`defer`, `setImmediate` by default: after every I/O callback of this loop iteration), so the
+ * events published meanwhile go out together, in order.
  */
-export function flushPerTurn(stream: CorkableStream, defer: (flush: () => void) => void = setImmediate): (text: string) => void {
+export function flushPerTurn(stream: CorkableStream, defer: (flush: () => void) => void = setImmediate): TurnWriter {
   let corked = false;
   const flush = (): void => {
+    if (!corked) return;
     corked = false;
     stream.uncork();
   };
-  return (text) => {
-    if (stream.writableEnded) return;
-    if (!corked) {
-      corked = true;
-      stream.cork();
-      defer(flush);
-    }
-    stream.write(text);
+  return {
+    write(text) {
+      if (stream.writableEnded) return;
+      if (!corked) {
+        corked = true;
+        stream.cork();
+        defer(flush);
+      }
+      stream.write(text);
+    },
+    flush,
   };
 }

@@ -42,7 +42,8 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
   const inScope = (obj: KubeObject | undefined): boolean =>
     obj !== undefined && (namespace === undefined || obj.metadata.namespace === namespace) && (!predicate || predicate(obj));
 
-  const send = flushPerTurn(res);
+  const out = flushPerTurn(res);
+  const send = (text: string): void => out.write(text);
   const emit = (type: string, obj: KubeObject, raw?: string): void => {
     if (res.writableEnded) return;
     if (asTable && type !== 'BOOKMARK') {
@@ -105,6 +106,7 @@ export function handleWatch(ctx: ServerContext, r: ResourceRequest): void {
     for (const t of timers) clearInterval(t);
     timers = [];
     ctx.storage.hub.unsubscribe(sub);
+    out.flush();
     if (!res.writableEnded) res.end();
   };
   r.req.on('close', finish);

@@ -144,7 +144,8 @@ describe('watch stream flushing', () => {
 
   it('sends the events of one turn in one flush, in order, and corks again in the next turn', () => {
     const { stream, calls, flushes } = recorder();
-    const send = flushPerTurn(stream, (flush) => void flushes.push(flush));
+    const send = (text: string): void => writer.write(text);
+    const writer = flushPerTurn(stream, (flush) => void flushes.push(flush));
     send('a');
     send('b');
     send('c');
@@ -156,9 +157,20 @@ describe('watch stream flushing', () => {
     expect(calls).toEqual(['cork', 'write a', 'write b', 'write c', 'uncork', 'cork', 'write d', 'uncork']);
   });
 
+  it('flushes the turn at once when asked (before the stream ends: its last BOOKMARK must go out), and the deferred flush then does nothing', () => {
+    const { stream, calls, flushes } = recorder();
+    const writer = flushPerTurn(stream, (flush) => void flushes.push(flush));
+    writer.write('bookmark');
+    writer.flush();
+    flushes[0]?.();
+    writer.flush();
+    expect(calls).toEqual(['cork', 'write bookmark', 'uncork']);
+  });
+
   it('writes nothing to a stream that has ended', () => {
     const { stream, calls, flushes } = recorder();
-    const send = flushPerTurn(stream, (flush) => void flushes.push(flush));
+    const send = (text: string): void => writer.write(text);
+    const writer = flushPerTurn(stream, (flush) => void flushes.push(flush));
     stream.ended = true;
     send('late');
     expect(calls).toEqual([]);
