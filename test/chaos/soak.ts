@@ -13,7 +13,7 @@ import { CONTROLLER_USER, sleep, startProcessCluster } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
 import { createSchedules, rssMiB, SCHEDULES, withControllerOn } from './chaos-cluster.ts';
 import { waitConverged } from './invariants.ts';
-import { ChangeLatency, histogramQuantileMs, slope } from './latency.ts';
+import { ChangeLatency, gaugeValue, histogramQuantileMs, slope } from './latency.ts';
 import { Rng } from './random.ts';
 import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
@@ -60,6 +60,12 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     const drain = (): void => void (draining = draining.then(async () => latency.add(await cluster.server.drainRequestLog())));
     let nextDrain = Date.now() + DRAIN_MS;
     const samples: { minutes: number; mib: number }[] = [];
+    // The controller's V8 heap in use (its own /metrics) beside its RSS: a leak grows both, heap sizing only the RSS.
+    const heapSamples: { minutes: number; mib: number }[] = [];
+    const sampleHeap = async (minutes: number): Promise<void> => {
+      const used = gaugeValue(await scrape(), 'nodejs_heap_size_used_bytes');
+      if (used !== undefined) heapSamples.push({ minutes, mib: used / 2 ** 20 });
+    };
     const pid = controller.child.pid as number;
     const soakStart = Date.now();
     const end = soakStart + size.minutes * 60_000;
@@ -87,6 +93,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       }
       if (Date.now() >= nextSample) {
         samples.push({ minutes: (Date.now() - soakStart) / 60_000, mib: rssMiB(pid) });
+        void sampleHeap((Date.now() - soakStart) / 60_000);
         nextSample += SAMPLE_MS;
       }
       if (Date.now() >= nextDrain) {
@@ -114,6 +121,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     if (context.scale === 'full') verdict.expect(p99 <= P99_TARGET_MS, `p99 change → write ${p99} ms > ${P99_TARGET_MS} ms`);
     const warm = samples.filter((s) => s.minutes >= Math.min(1, size.minutes / 2));
     const trend = slope(warm);
+    const heapWarm = heapSamples.filter((s) => s.minutes >= Math.min(1, size.minutes / 2));
     if (context.scale === 'full') verdict.expect(trend <= RSS_SLOPE_LIMIT_MIB_PER_MIN, `RSS grows ${trend.toFixed(2)} MiB/min after warm-up`);
     verdict.expect(controller.child.exitCode === null, 'the controller exited');
     const rates = (sent / ((Date.now() - soakStart) / 1000)).toFixed(0);
@@ -126,6 +134,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'change → write p50 / p99': `${p50} / ${p99} ms`,
         'RSS first → last (MiB)': `${samples[0]?.mib.toFixed(0)} → ${samples[samples.length - 1]?.mib.toFixed(0)} (max ${Math.max(...samples.map((s) => s.mib)).toFixed(0)})`,
         'RSS slope after warm-up': `${trend.toFixed(2)} MiB/min over ${warm.length} samples`,
+        'controller heap used first → last (MiB) / slope after warm-up': `${heapSamples[0]?.mib.toFixed(0)} → ${heapSamples[heapSamples.length - 1]?.mib.toFixed(0)} / ${slope(heapWarm).toFixed(2)} MiB/min`,
         'changes sent per second': rates,
         'controller p99 bucket: queue wait / reconcile': `≤ ${queueP99} / ≤ ${reconcileP99} ms`,
         'test server event loop delay p99 / max': `${serverLoop.p99Ms.toFixed(0)} / ${serverLoop.maxMs.toFixed(0)} ms`,
