@@ -6,6 +6,7 @@ import type { RegistryStore } from './registry-store.ts';
 import type { ResourceRegistry } from './resource-registry.ts';
 import { apiVersionOf, type ResourceType } from './resource-type.ts';
 import type { Storage } from './storage.ts';
+import type { StoredEvent } from './watch-hub.ts';
 
 /** Options of {@link GarbageCollector}. */
 export interface GarbageCollectorOptions {
@@ -20,6 +21,11 @@ export interface GarbageCollectorOptions {
  * being deleted in the foreground keep their `foregroundDeletion` finalizer until every dependent
  * with `blockOwnerDeletion` is gone; owners deleted with `orphan` have their references removed from
  * dependents; terminating namespaces are emptied and then removed.
+ *
+ * Incremental, as kube's graph builder is: an index of dependents by owner uid is kept from the
+ * change stream, and a pass looks only at the objects a change concerns (the changed object, its
+ * owners and its dependents), never at every stored object — a full scan per pass made each CronJob
+ * write cost a walk over all objects, stalling the server's event loop under steady load.
  */
 export class GarbageCollector {
   readonly #storage: Storage;
@@ -29,6 +35,12 @@ export class GarbageCollector {
   readonly #delayMs: number;
   #timer: TimerHandle | undefined;
   #stopped = false;
+  /** Dependent uids by owner uid (kube's GC graph, one level). */
+  readonly #dependents = new Map<string, Set<string>>();
+  /** Uids a pass must look at. */
+  readonly #dirty = new Set<string>();
+  /** Names of namespaces being deleted. */
+  readonly #terminating = new Set<string>();
 
   constructor(storage: Storage, store: RegistryStore, registry: ResourceRegistry, options: GarbageCollectorOptions) {
     this.#storage = storage;
@@ -36,44 +48,58 @@ export class GarbageCollector {
     this.#registry = registry;
     this.#clock = options.clock;
     this.#delayMs = options.delayMs ?? 20;
-    storage.onChange((e) => {
-      // Only changes that can concern the collector schedule a pass, so bulk writes of plain objects cost nothing.
-      const meta = e.object.metadata;
-      const hasOwners = (meta.ownerReferences?.length ?? 0) > 0;
-      const inTerminatingNamespace = meta.namespace !== undefined && storage.get('/namespaces', '', meta.namespace)?.metadata.deletionTimestamp !== undefined;
-      const relevant =
-        e.type === 'DELETED'
-          ? // an owner's dependents, a foreground owner waiting for this dependent, a terminating namespace emptied
-            this.#owners.has(meta.uid ?? '') || hasOwners || e.gr === '/namespaces' || inTerminatingNamespace
-          : meta.deletionTimestamp !== undefined || (hasOwners && (inTerminatingNamespace || this.#ownerAbsentOrDeleting(meta.ownerReferences ?? [])));
-      if (relevant) this.kick();
-      this.#index(e.prev, -1);
-      if (e.type !== 'DELETED') this.#index(e.object, 1);
-    });
+    storage.onChange((e) => this.#observe(e));
   }
 
-  /**
-   * Whether a dependent written with these owners gives a pass anything to do: an owner absent (its uid
-   * stored nowhere) or being deleted. A dependent whose owners all exist and live is left alone, as
-   * kube's graph builder does (it queues a dependent for `attemptToDelete` only when an owner is missing
-   * from its graph or being deleted): a full pass after every such write cost this server time growing
-   * with the number of stored objects, for every child a controller creates.
-   */
-  #ownerAbsentOrDeleting(refs: readonly OwnerReference[]): boolean {
-    return refs.some((ref) => {
-      const at = this.#storage.byUid(ref.uid);
-      return at === undefined || this.#storage.get(at.gr, at.namespace, at.name)?.metadata.deletionTimestamp !== undefined;
-    });
+  /** Updates the graph from one change and marks what it concerns; schedules a pass when anything is. */
+  /** Whether no stored object has `uid`, or the one that has it is being deleted. */
+  #absentOrDeleting(uid: string): boolean {
+    const at = this.#storage.byUid(uid);
+    return at === undefined || this.#storage.get(at.gr, at.namespace, at.name)?.metadata.deletionTimestamp !== undefined;
   }
 
-  /** Number of dependents referencing each owner uid. */
-  readonly #owners = new Map<string, number>();
+  #observe(e: StoredEvent): void {
+    const meta = e.object.metadata;
+    const uid = meta.uid ?? '';
+    this.#index(e.prev, uid, false);
+    if (e.type !== 'DELETED') this.#index(e.object, uid, true);
+    // Owners named before or after the change that are absent or being deleted (a foreground owner may be
+    // waiting for this dependent). An owner that exists and lives gives a pass nothing to do: kube's
+    // graph builder queues a dependent for attemptToDelete only when an owner is missing or going.
+    const owners = [...(e.prev?.metadata.ownerReferences ?? []), ...(e.type === 'DELETED' ? [] : (meta.ownerReferences ?? []))];
+    let relevant = false;
+    let ownerGone = false;
+    for (const ref of owners) {
+      if (!this.#absentOrDeleting(ref.uid)) continue;
+      this.#dirty.add(ref.uid);
+      relevant = ownerGone = true;
+    }
+    const dependents = this.#dependents.get(uid);
+    if (e.type === 'DELETED' || meta.deletionTimestamp !== undefined) {
+      // Gone or going: its dependents may dangle or wait, and it may hold orphan/foreground finalizers.
+      if (e.type !== 'DELETED') this.#dirty.add(uid);
+      for (const d of dependents ?? []) this.#dirty.add(d);
+      relevant ||= e.type !== 'DELETED' || (dependents?.size ?? 0) > 0;
+    } else if (ownerGone) {
+      this.#dirty.add(uid);
+    }
+    if (e.gr === '/namespaces') {
+      if (e.type === 'DELETED') this.#terminating.delete(meta.name ?? '');
+      else if (meta.deletionTimestamp !== undefined) this.#terminating.add(meta.name ?? '');
+    }
+    if (relevant || this.#terminating.has(meta.namespace ?? '') || (e.gr === '/namespaces' && this.#terminating.size > 0)) this.kick();
+  }
 
-  #index(obj: KubeObject | undefined, delta: number): void {
+  #index(obj: KubeObject | undefined, uid: string, add: boolean): void {
     for (const ref of obj?.metadata.ownerReferences ?? []) {
-      const n = (this.#owners.get(ref.uid) ?? 0) + delta;
-      if (n <= 0) this.#owners.delete(ref.uid);
-      else this.#owners.set(ref.uid, n);
+      let set = this.#dependents.get(ref.uid);
+      if (add) {
+        if (!set) this.#dependents.set(ref.uid, (set = new Set()));
+        set.add(uid);
+      } else if (set) {
+        set.delete(uid);
+        if (set.size === 0) this.#dependents.delete(ref.uid);
+      }
     }
   }
 
@@ -103,140 +129,132 @@ export class GarbageCollector {
     return this.#registry.all().find((t) => t.group === group && t.resource === resource);
   }
 
-  #allObjects(): { gr: string; type: ResourceType; obj: KubeObject }[] {
-    const out: { gr: string; type: ResourceType; obj: KubeObject }[] = [];
-    const seen = new Set<string>();
-    const types = this.#registry.all();
-    for (const type of types) {
-      const gr = `${type.group}/${type.resource}`;
-      if (seen.has(gr)) continue;
-      seen.add(gr);
-      // Written back in the version it is stored in (a multi-version CRD's other versions would need its webhook).
-      const versions = types.filter((t) => t.group === type.group && t.resource === type.resource);
-      for (const obj of this.#storage.list(gr)) out.push({ gr, type: versions.find((t) => apiVersionOf(t) === obj.apiVersion) ?? type, obj });
-    }
-    return out;
+  /** The stored object with `uid` and the type to write it back in (its stored version), if its kind is served. */
+  #lookUp(uid: string): { type: ResourceType; obj: KubeObject } | undefined {
+    const ref = this.#storage.byUid(uid);
+    if (!ref) return undefined;
+    const obj = this.#storage.get(ref.gr, ref.namespace, ref.name);
+    const slash = ref.gr.indexOf('/');
+    const versions = this.#registry.all().filter((t) => t.group === ref.gr.slice(0, slash) && t.resource === ref.gr.slice(slash + 1));
+    const first = versions[0];
+    if (!obj || !first) return undefined;
+    // Written back in the version it is stored in (a multi-version CRD's other versions would need its webhook).
+    return { type: versions.find((t) => apiVersionOf(t) === obj.apiVersion) ?? first, obj };
   }
 
   /**
    * Runs one GC write. An API error (gone, conflict, or an object that no longer validates) is
-   * retried by the next pass, as kube's GC requeues; it must never crash the server from a timer.
+   * retried by a later pass, as kube's GC requeues; it must never crash the server from a timer.
    */
-  #tolerate(fn: () => void): void {
+  #tolerate(uid: string, fn: () => void): void {
     try {
       fn();
     } catch (err) {
       if (!(err instanceof ApiStatusError)) throw err;
-      if (!isNotFound(err)) this.#retry = true;
+      if (!isNotFound(err)) this.#retry.add(uid);
     }
   }
 
-  #retry = false;
+  readonly #retry = new Set<string>();
 
   #removeFinalizer(type: ResourceType, obj: KubeObject, finalizer: string): void {
     const next = cloneJson(obj);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-    this.#tolerate(() => this.#store.update(type, obj.metadata.namespace, obj.metadata.name ?? '', next));
+    this.#tolerate(obj.metadata.uid ?? '', () => this.#store.update(type, obj.metadata.namespace, obj.metadata.name ?? '', next));
   }
 
   #setOwnerRefs(type: ResourceType, obj: KubeObject, refs: OwnerReference[]): void {
     const next = cloneJson(obj);
     if (refs.length > 0) next.metadata.ownerReferences = refs;
     else delete next.metadata.ownerReferences;
-    this.#tolerate(() => this.#store.update(type, obj.metadata.namespace, obj.metadata.name ?? '', next));
+    this.#tolerate(obj.metadata.uid ?? '', () => this.#store.update(type, obj.metadata.namespace, obj.metadata.name ?? '', next));
   }
 
-  /** One full pass; schedules another when it changed something. */
+  /** One pass over the objects changes concerned since the last; the writes it makes mark what they concern in turn. */
   runOnce(): void {
-    let changed = false;
-    const objects = this.#allObjects();
-    const byUid = new Map<string, KubeObject>();
-    for (const { obj } of objects) if (obj.metadata.uid) byUid.set(obj.metadata.uid, obj);
-    const dependentsOf = new Map<string, { type: ResourceType; obj: KubeObject; ref: OwnerReference }[]>();
-    for (const entry of objects) {
-      for (const ref of entry.obj.metadata.ownerReferences ?? []) {
-        const list = dependentsOf.get(ref.uid) ?? [];
-        list.push({ type: entry.type, obj: entry.obj, ref });
-        dependentsOf.set(ref.uid, list);
-      }
-    }
-    for (const { type, obj } of objects) {
-      const meta = obj.metadata;
-      if (meta.deletionTimestamp && meta.uid) {
-        const deps = dependentsOf.get(meta.uid) ?? [];
-        if (meta.finalizers?.includes('orphan')) {
-          for (const d of deps) this.#setOwnerRefs(d.type, d.obj, (d.obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== meta.uid));
-          this.#removeFinalizer(type, obj, 'orphan');
-          changed = true;
-          continue;
-        }
-        if (meta.finalizers?.includes('foregroundDeletion')) {
-          // Dependents are deleted by their own pass below (their owner is "waiting for dependents deletion").
-          if (!deps.some((d) => d.ref.blockOwnerDeletion === true)) {
-            this.#removeFinalizer(type, obj, 'foregroundDeletion');
-            changed = true;
-          }
-          continue;
-        }
-      }
-      const refs = meta.ownerReferences ?? [];
-      if (refs.length === 0 || meta.deletionTimestamp) continue;
-      const dangling = refs.filter((r) => !byUid.has(r.uid));
-      const waiting = refs.filter((r) => {
-        const owner = byUid.get(r.uid);
-        return owner?.metadata.deletionTimestamp !== undefined && (owner.metadata.finalizers ?? []).includes('foregroundDeletion');
-      });
-      const solid = refs.length - dangling.length - waiting.length;
-      if (dangling.length === 0 && waiting.length === 0) continue;
-      changed = true;
-      if (solid > 0) {
-        // Some owner still exists: only drop the references to the absent/terminating ones (kube attemptToDeleteItem).
-        const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
-        this.#setOwnerRefs(type, obj, refs.filter((r) => !drop.has(r.uid)));
-      } else {
-        // kube attemptToDeleteItem: foreground only when an owner waits and this item has dependents itself;
-        // otherwise the item's own GC finalizers decide, defaulting to background.
-        const hasDependents = (dependentsOf.get(meta.uid ?? '')?.length ?? 0) > 0;
-        const own = meta.finalizers ?? [];
-        const policy = waiting.length > 0 && hasDependents ? 'Foreground' : own.includes('orphan') ? 'Orphan' : own.includes('foregroundDeletion') ? 'Foreground' : 'Background';
-        this.#tolerate(() => this.#store.delete(type, meta.namespace, meta.name ?? '', { propagationPolicy: policy }));
-      }
-    }
-    if (this.#cleanNamespaces()) changed = true;
-    if (this.#retry) {
-      this.#retry = false;
+    const uids = [...this.#dirty];
+    this.#dirty.clear();
+    for (const uid of uids) this.#attempt(uid);
+    this.#cleanNamespaces();
+    if (this.#retry.size > 0) {
+      const retry = [...this.#retry];
+      this.#retry.clear();
       // Failed writes come back later, with a back-off instead of a hot loop.
-      this.#clock.setTimeout(() => this.kick(), 500);
-    } else if (changed) this.kick();
+      this.#clock.setTimeout(() => {
+        for (const uid of retry) this.#dirty.add(uid);
+        this.kick();
+      }, 500);
+    }
+  }
+
+  /** kube's attemptToDeleteItem (and the orphan/foreground finalizer handling) for one object. */
+  #attempt(uid: string): void {
+    const found = this.#lookUp(uid);
+    if (!found) return;
+    const { type, obj } = found;
+    const meta = obj.metadata;
+    if (meta.deletionTimestamp) {
+      const deps = [...(this.#dependents.get(uid) ?? [])].flatMap((d) => {
+        const dep = this.#lookUp(d);
+        const ref = dep?.obj.metadata.ownerReferences?.find((r) => r.uid === uid);
+        return dep && ref ? [{ ...dep, ref }] : [];
+      });
+      if (meta.finalizers?.includes('orphan')) {
+        for (const d of deps) this.#setOwnerRefs(d.type, d.obj, (d.obj.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid));
+        this.#removeFinalizer(type, obj, 'orphan');
+        return;
+      }
+      if (meta.finalizers?.includes('foregroundDeletion')) {
+        // Dependents are deleted by their own attempt (their owner is "waiting for dependents deletion").
+        if (!deps.some((d) => d.ref.blockOwnerDeletion === true)) this.#removeFinalizer(type, obj, 'foregroundDeletion');
+        return;
+      }
+    }
+    const refs = meta.ownerReferences ?? [];
+    if (refs.length === 0 || meta.deletionTimestamp) return;
+    const owners = new Map(refs.map((r) => [r.uid, this.#lookUp(r.uid)?.obj]));
+    const dangling = refs.filter((r) => owners.get(r.uid) === undefined);
+    const waiting = refs.filter((r) => {
+      const owner = owners.get(r.uid);
+      return owner?.metadata.deletionTimestamp !== undefined && (owner.metadata.finalizers ?? []).includes('foregroundDeletion');
+    });
+    const solid = refs.length - dangling.length - waiting.length;
+    if (dangling.length === 0 && waiting.length === 0) return;
+    if (solid > 0) {
+      // Some owner still exists: only drop the references to the absent/terminating ones (kube attemptToDeleteItem).
+      const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
+      this.#setOwnerRefs(type, obj, refs.filter((r) => !drop.has(r.uid)));
+    } else {
+      // kube attemptToDeleteItem: foreground only when an owner waits and this item has dependents itself;
+      // otherwise the item's own GC finalizers decide, defaulting to background.
+      const hasDependents = (this.#dependents.get(uid)?.size ?? 0) > 0;
+      const own = meta.finalizers ?? [];
+      const policy = waiting.length > 0 && hasDependents ? 'Foreground' : own.includes('orphan') ? 'Orphan' : own.includes('foregroundDeletion') ? 'Foreground' : 'Background';
+      this.#tolerate(uid, () => this.#store.delete(type, meta.namespace, meta.name ?? '', { propagationPolicy: policy }));
+    }
   }
 
   /** The namespace controller: empties terminating namespaces, then drops the `kubernetes` finalizer. */
-  #cleanNamespaces(): boolean {
-    let changed = false;
+  #cleanNamespaces(): void {
     const nsType = this.#typeOf('/namespaces');
-    if (!nsType) return false;
-    for (const ns of this.#storage.list('/namespaces')) {
-      if (!ns.metadata.deletionTimestamp) continue;
-      const name = ns.metadata.name ?? '';
+    if (!nsType) return;
+    for (const name of [...this.#terminating]) {
+      const ns = this.#storage.get('/namespaces', '', name);
+      if (!ns?.metadata.deletionTimestamp) continue;
       let remaining = 0;
       for (const type of this.#registry.all()) {
         if (!type.namespaced) continue;
         for (const obj of this.#storage.list(`${type.group}/${type.resource}`, name)) {
           remaining++;
-          if (!obj.metadata.deletionTimestamp) {
-            this.#tolerate(() => this.#store.delete(type, name, obj.metadata.name ?? '', { propagationPolicy: 'Background' }));
-            changed = true;
-          }
+          if (!obj.metadata.deletionTimestamp) this.#tolerate(obj.metadata.uid ?? '', () => this.#store.delete(type, name, obj.metadata.name ?? '', { propagationPolicy: 'Background' }));
         }
       }
       const spec = (ns['spec'] as { finalizers?: string[] } | undefined) ?? {};
       if (remaining === 0 && (spec.finalizers ?? []).includes('kubernetes')) {
         const next = cloneJson(ns);
         (next['spec'] as { finalizers?: string[] }).finalizers = (spec.finalizers ?? []).filter((f) => f !== 'kubernetes');
-        this.#tolerate(() => this.#store.update(nsType, undefined, name, next, { subresource: 'finalize' }));
-        changed = true;
+        this.#tolerate(ns.metadata.uid ?? '', () => this.#store.update(nsType, undefined, name, next, { subresource: 'finalize' }));
       }
     }
-    return changed;
   }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import type { AuthenticatedUser } from './auth.ts';
-import { serveDebug } from './debug-endpoints.ts';
+import { serveDebug, type LoopDelayProbe } from './debug-endpoints.ts';
 import type { FaultInjector } from './faults/index.ts';
 import { sendStatus } from './http-io.ts';
 import { authorize, forbiddenStatus, type AuthorizationAttributes, type RbacObjects } from './rbac/index.ts';
@@ -17,6 +17,7 @@ import type { ServerContext } from './server-context.ts';
 export interface PipelineControls {
   readonly faults: FaultInjector;
   readonly log: RequestLog;
+  readonly loopDelay: LoopDelayProbe;
   /** Resolves when requests may proceed (pause/resume). */
   gate(): Promise<void> | undefined;
   pause(): void;

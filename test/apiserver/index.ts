@@ -5,12 +5,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { stringify as toYaml } from 'yaml';
 import { realClock } from '../../src/runtime/clock.ts';
 import { TokenAuthenticator } from './auth.ts';
 import { allocateServiceForCreate, keepServiceAllocation, prepareJobForCreate } from './builtins/index.ts';
 import { CustomResourceConverter } from './conversion/index.ts';
 import { CrdController } from './crd-controller.ts';
+import { LoopDelayProbe } from './debug-endpoints.ts';
 import { versionInfo } from './discovery.ts';
 import { FaultInjector } from './faults/index.ts';
 import { parseFieldSpec, type DroppedField, type FieldMutation } from './field-rewrites.ts';
@@ -18,6 +18,7 @@ import { GarbageCollector } from './garbage-collector.ts';
 import { issueToken } from './handlers/token-request.ts';
 import { createRequestHandler, type PipelineControls } from './http-server.ts';
 import { createDualListener, SERVER_CERT_PEM } from './listener.ts';
+import { kubeconfigYaml } from './kubeconfig.ts';
 import { installNamespaceStrategy } from './namespace-strategy.ts';
 import { RegistryStore } from './registry-store.ts';
 import { RequestLog, type RequestLogEntry } from './request-log.ts';
@@ -168,10 +169,12 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
 
   const faults = new FaultInjector(options.faultRandom ? { random: options.faultRandom } : {});
   const log = new RequestLog();
+  const loopDelay = new LoopDelayProbe();
   let paused: { promise: Promise<void>; release: () => void } | undefined;
   const controls: PipelineControls = {
     faults,
     log,
+    loopDelay,
     gate: () => paused?.promise,
     pause: () => {
       if (paused) return;
@@ -200,14 +203,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const kubeconfig = (o: KubeconfigOptions = {}): string => {
     const user = o.user ?? 'admin';
     const token = o.token ?? (o.user && o.user !== 'admin' ? auth.mintUserToken(o.user, []) : adminToken);
-    return toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'test-apiserver', cluster: { server: httpsUrl, 'certificate-authority-data': Buffer.from(SERVER_CERT_PEM).toString('base64') } }],
-      users: [{ name: user, user: o.tokenFile === undefined ? { token } : { tokenFile: o.tokenFile } }],
-      contexts: [{ name: 'test-apiserver', context: { cluster: 'test-apiserver', user, ...(o.namespace ? { namespace: o.namespace } : {}) } }],
-      'current-context': 'test-apiserver',
-    });
+    return kubeconfigYaml(httpsUrl, SERVER_CERT_PEM, user, o.tokenFile === undefined ? { token } : { tokenFile: o.tokenFile }, o.namespace);
   };
 
   return {
@@ -233,6 +229,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     resume: controls.resume,
     stop: async () => {
       gc.stop();
+      loopDelay.stop();
       converter.close();
       controls.resume();
       storage.hub.closeAll();

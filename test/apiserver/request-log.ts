@@ -46,4 +46,14 @@ export class RequestLog {
   clear(): void {
     this.#entries = [];
   }
+
+  /**
+   * The entries, oldest first, removed from the log in the same step: a reader that drains as it goes
+   * misses none (a read followed by a separate clear loses what arrives between them).
+   */
+  drain(): RequestLogEntry[] {
+    const out = this.#entries;
+    this.#entries = [];
+    return out;
+  }
 }

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { clientFor, ControllerProcess, CONTROLLER_SA, distDocuments, LEASE, startCluster, type Cluster, type ClusterOptions } from '../e2e/harness.ts';
+import { clientFor, ControllerProcess, CONTROLLER_SA, distDocuments, LEASE, startCluster, type Cluster, type ClusterOn, type ClusterOptions, type ClusterServer } from '../e2e/harness.ts';
 import { api, scheduleManifest } from '../e2e/scenarios.ts';
 
 /** A ServiceAccount bound to the controller's roles (dist/ RBAC), with a kubeconfig. */
@@ -49,7 +49,7 @@ export function startController(bundle: string, kubeconfig: string, args: readon
 }
 
 /** Creates `names` in `namespace` with `parallel` requests in flight; `spec` adds fields per name. */
-export async function createSchedules(cluster: Cluster, namespace: string, names: readonly string[], parallel = 32, spec: (name: string) => Record<string, unknown> = () => ({})): Promise<void> {
+export async function createSchedules(cluster: ClusterOn<ClusterServer>, namespace: string, names: readonly string[], parallel = 32, spec: (name: string) => Record<string, unknown> = () => ({})): Promise<void> {
   const k = api(cluster.admin);
   let next = 0;
   await Promise.all(Array.from({ length: parallel }, async () => {
@@ -96,8 +96,13 @@ export const SCHEDULES = ['0 2 * * *', '15 3 * * *', '30 4 * * 1-5', '@hourly', 
  * Runs `body` against a fresh cluster (test API server `server` options) with one controller (no
  * leader election, `args` added), and stops both afterwards whatever happens.
  */
-export async function withController<T>(bundle: string, args: readonly string[], body: (cluster: Cluster, controller: ControllerProcess) => Promise<T>, server: ClusterOptions['server'] = {}): Promise<T> {
-  const cluster = await startCluster({ server });
+export function withController<T>(bundle: string, args: readonly string[], body: (cluster: Cluster, controller: ControllerProcess) => Promise<T>, server: ClusterOptions['server'] = {}): Promise<T> {
+  return withControllerOn(() => startCluster({ server }), bundle, args, body);
+}
+
+/** {@link withController} on the cluster `start` makes (e.g. the test API server as its own process). */
+export async function withControllerOn<C extends ClusterOn<ClusterServer>, T>(start: () => Promise<C>, bundle: string, args: readonly string[], body: (cluster: C, controller: ControllerProcess) => Promise<T>): Promise<T> {
+  const cluster = await start();
   const controller = startController(bundle, cluster.controllerKubeconfig, args);
   try {
     return await body(cluster, controller);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { childNameFor } from '../../src/pure/names.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
-import { ChangeLatency, histogramQuantileMs, slope } from './latency.ts';
+import { ChangeLatency, gaugeValue, histogramQuantileMs, slope } from './latency.ts';
 import { nonLeaderWrites, takeoverGaps } from './leadership.ts';
 import { Rng } from './random.ts';
 
@@ -52,6 +52,12 @@ describe('metrics arithmetic', () => {
     expect(histogramQuantileMs(text(0, 0, 100), text(100, 100, 200), 'h', 'c="x"', 0.99)).toBe(10);
     expect(histogramQuantileMs('', text(100, 100, 200), 'h', 'c="x"', 0.99)).toBe(Number.POSITIVE_INFINITY);
     expect(histogramQuantileMs('', '', 'h', 'c="x"', 0.99)).toBeUndefined();
+  });
+
+  it('reads an unlabelled gauge, not one whose name only starts the same', () => {
+    const text = '# HELP nodejs_heap_size_used_bytes x\nnodejs_heap_size_used_bytes_total 1\nnodejs_heap_size_used_bytes 52428800\n';
+    expect(gaugeValue(text, 'nodejs_heap_size_used_bytes')).toBe(52428800);
+    expect(gaugeValue(text, 'nodejs_external_memory_bytes')).toBeUndefined();
   });
 
   it('finds a positive RSS trend and a flat one', () => {

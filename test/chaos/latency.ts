@@ -64,6 +64,12 @@ export function slope(samples: readonly { minutes: number; mib: number }[]): num
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
+/** The value of an unlabelled gauge `name` in a /metrics text, or undefined when absent. */
+export function gaugeValue(metrics: string, name: string): number | undefined {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+}
+
 /** The cumulative bucket counts (le → count) of a Prometheus histogram in a /metrics text. */
 function buckets(metrics: string, name: string, labels: string): Map<string, number> {
   const out = new Map<string, number>();

@@ -19,6 +19,7 @@ import { BACKUP_SCHEDULES, CRON_JOBS } from '../../src/controller/resources.ts';
 import { WEBHOOK_SERVICE_NAME } from '../../src/manifests/operator-chart.ts';
 import { startTestApiServer, type TestApiServerOptions } from '../apiserver/index.ts';
 import { CONTROLLER_NODE_FLAGS } from '../../src/controller/node-flags.ts';
+import { ApiServerProcess } from './server-process.ts';
 
 /** The test API server's handle, as {@link startTestApiServer} returns it. */
 export type TestApiServer = Awaited<ReturnType<typeof startTestApiServer>>;
@@ -129,12 +130,21 @@ export function clientFromKubeconfig(kubeconfig: string): KubeClient {
   return new KubeClient({ config: KubeConfig.fromKubeconfig(kubeconfig) });
 }
 
-/** A running test API server with dist/ applied, and a kubeconfig for the controller's ServiceAccount. */
-export interface Cluster {
-  readonly server: TestApiServer;
+/** What the harness needs of a test API server, in this process ({@link TestApiServer}) or its own ({@link ApiServerProcess}). */
+export interface ClusterServer {
+  readonly httpsUrl: string;
+  /** A kubeconfig (YAML): the admin's, or for a token or token file. */
+  kubeconfig(options?: { token?: string; tokenFile?: string; user?: string }): string;
+  serviceAccountToken(namespace: string, name: string, expirationSeconds?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** A running test API server `S` with dist/ applied, and a kubeconfig for the controller's ServiceAccount. */
+export interface ClusterOn<S extends ClusterServer> {
+  readonly server: S;
   /** Admin client. */
   readonly admin: KubeClient;
-  /** Temp directory holding kubeconfigs; removed by {@link Cluster.stop}. */
+  /** Temp directory holding kubeconfigs; removed by {@link ClusterOn.stop}. */
   readonly dir: string;
   /** Path of the admin kubeconfig (for kubectl). */
   readonly adminKubeconfig: string;
@@ -143,13 +153,17 @@ export interface Cluster {
    * is re-issued before the token expires, as kubelet rotates a Pod's projected token.
    */
   readonly controllerKubeconfig: string;
+  stop(): Promise<void>;
+}
+
+/** A cluster on the in-process test API server (its request log, faults and storage at hand). */
+export interface Cluster extends ClusterOn<TestApiServer> {
   /**
    * Routes the conversion webhook's Service of dist/ to `controller`'s webhook once the replica is
    * ready by the readiness probe of dist/'s Deployment (what EndpointSlices and kube-proxy do for a
    * ready Pod); kube-apiserver then converts v1alpha1 requests through it.
    */
   routeWebhookTo(controller: ControllerProcess): Promise<void>;
-  stop(): Promise<void>;
 }
 
 type ControllerContainer = { args?: string[]; readinessProbe?: { httpGet?: { path?: string } } };
@@ -179,6 +193,9 @@ export function deploymentArgs(docs: readonly KubeObject[] = distDocuments()): s
   const kept = args.filter((a) => !/^--(metrics-bind-address|health-probe-bind-address|conversion-webhook-bind-address|log-level)=/.test(a));
   return kept.length < args.length && args.some((a) => a.startsWith('--conversion-webhook-bind-address=')) ? [...kept, WEBHOOK_FLAG] : kept;
 }
+
+/** A cluster whose test API server runs as its own process (latency measured through the server). */
+export type ProcessCluster = ClusterOn<ApiServerProcess>;
 
 /** The flag that makes a controller serve the conversion webhook, as dist/'s Deployment does, on a free port. */
 export const WEBHOOK_FLAG = '--conversion-webhook-bind-address=127.0.0.1:0';
@@ -214,38 +231,9 @@ export interface ClusterOptions {
  */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const server = await startTestApiServer({ ...options.server, enforceOwnerReferencePermissions: options.enforceOwnerReferencePermissions ?? true });
-  const dir = mkdtempSync(join(tmpdir(), 'bks-e2e-'));
-  const adminKubeconfig = join(dir, 'admin.kubeconfig');
-  writeFileSync(adminKubeconfig, server.kubeconfig());
-  const admin = clientFromKubeconfig(server.kubeconfig());
-  const all = [...(options.documents ?? distDocuments()), ...(options.examples === true ? exampleDocuments() : [])];
-  const docs = all.filter(options.filter ?? (() => true)).map(options.rewrite ?? ((d) => d));
-  await applyDocuments(admin, docs);
-  // The CRD is served once established; tests create BackupSchedules right away. Listed in its storage
-  // version (v1 in dist/, v1alpha1 in a release before it), which needs no conversion webhook.
-  const crd = docs.find((d) => d.kind === 'CustomResourceDefinition') as (KubeObject & { spec: { group: string; versions: { name: string; storage: boolean }[] } }) | undefined;
-  const stored = crd?.spec.versions.find((v) => v.storage);
-  const listed = clientFor(admin, 'BackupSchedule', stored && crd ? `${crd.spec.group}/${stored.name}` : undefined);
-  await waitFor('the BackupSchedule CRD to be served', () => listed.list({ limit: 1 }).then(() => true), 10_000);
-  const tokenSeconds = options.tokenSeconds ?? 3600;
-  const tokenFile = join(dir, 'controller.token');
-  // Written aside and renamed, as kubelet's atomic writer does: a reader never sees half a token.
-  const issueToken = async (): Promise<void> => {
-    writeFileSync(`${tokenFile}.new`, await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name, tokenSeconds));
-    renameSync(`${tokenFile}.new`, tokenFile);
-  };
-  await issueToken();
-  // kubelet re-issues a projected token once 80 % of its lifetime has passed.
-  const tokenRefresh = setInterval(() => void issueToken(), tokenSeconds * 800);
-  tokenRefresh.unref();
-  const controllerKubeconfig = join(dir, 'controller.kubeconfig');
-  writeFileSync(controllerKubeconfig, server.kubeconfig({ tokenFile, user: CONTROLLER_SA.name }));
+  const cluster = await prepareCluster(server, options);
   return {
-    server,
-    admin,
-    dir,
-    adminKubeconfig,
-    controllerKubeconfig,
+    ...cluster,
     async routeWebhookTo(controller) {
       const address = await controller.webhookAddress();
       const health = String((await controller.waitForLog('the health server', (r) => r['msg'] === 'starting'))['health']);
@@ -253,13 +241,68 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       await waitFor(`the replica to be ready (${probe})`, () => fetch(probe, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false), 120_000, 100);
       server.registerService(CONTROLLER_SA.namespace, WEBHOOK_SERVICE_NAME, 443, address);
     },
-    async stop() {
-      clearInterval(tokenRefresh);
-      admin.close();
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
   };
+}
+
+/**
+ * {@link startCluster} with the test API server as its own process (`npm run apiserver`), as
+ * kube-apiserver is: for tests that measure latency through it. `server` options are not available
+ * there (the CLI's flags are).
+ */
+export async function startProcessCluster(options: Omit<ClusterOptions, 'server'> = {}): Promise<ProcessCluster> {
+  const flags = options.enforceOwnerReferencePermissions ?? true ? ['--enforce-owner-reference-permissions'] : [];
+  const nodeFlags = (process.env['APISERVER_NODE_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
+  return prepareCluster(await ApiServerProcess.start({ flags, nodeFlags }), options);
+}
+
+/** Applies dist/ to a started `server`, waits for the CRD, and issues the controller's token file; stops the server on failure. */
+async function prepareCluster<S extends ClusterServer>(server: S, options: ClusterOptions): Promise<ClusterOn<S>> {
+  const dir = mkdtempSync(join(tmpdir(), 'bks-e2e-'));
+  const admin = clientFromKubeconfig(server.kubeconfig());
+  try {
+    const adminKubeconfig = join(dir, 'admin.kubeconfig');
+    writeFileSync(adminKubeconfig, server.kubeconfig());
+    const all = [...(options.documents ?? distDocuments()), ...(options.examples === true ? exampleDocuments() : [])];
+    const docs = all.filter(options.filter ?? (() => true)).map(options.rewrite ?? ((d) => d));
+    await applyDocuments(admin, docs);
+    // The CRD is served once established; tests create BackupSchedules right away. Listed in its storage
+    // version (v1 in dist/, v1alpha1 in a release before it), which needs no conversion webhook.
+    const crd = docs.find((d) => d.kind === 'CustomResourceDefinition') as (KubeObject & { spec: { group: string; versions: { name: string; storage: boolean }[] } }) | undefined;
+    const stored = crd?.spec.versions.find((v) => v.storage);
+    const listed = clientFor(admin, 'BackupSchedule', stored && crd ? `${crd.spec.group}/${stored.name}` : undefined);
+    await waitFor('the BackupSchedule CRD to be served', () => listed.list({ limit: 1 }).then(() => true), 10_000);
+    const tokenSeconds = options.tokenSeconds ?? 3600;
+    const tokenFile = join(dir, 'controller.token');
+    // Written aside and renamed, as kubelet's atomic writer does: a reader never sees half a token.
+    const issueToken = async (): Promise<void> => {
+      writeFileSync(`${tokenFile}.new`, await server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name, tokenSeconds));
+      renameSync(`${tokenFile}.new`, tokenFile);
+    };
+    await issueToken();
+    // kubelet re-issues a projected token once 80 % of its lifetime has passed.
+    const tokenRefresh = setInterval(() => void issueToken(), tokenSeconds * 800);
+    tokenRefresh.unref();
+    const controllerKubeconfig = join(dir, 'controller.kubeconfig');
+    writeFileSync(controllerKubeconfig, server.kubeconfig({ tokenFile, user: CONTROLLER_SA.name }));
+    return {
+      server,
+      admin,
+      dir,
+      adminKubeconfig,
+      controllerKubeconfig,
+      async stop() {
+        clearInterval(tokenRefresh);
+        admin.close();
+        await server.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    admin.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 let bundled: Promise<string> | undefined;

@@ -68,6 +68,27 @@ describe('test controls', () => {
     expect(server.requestLog.entries().length).toBeGreaterThanOrEqual(1);
   });
 
+  it('drains the request log: the entries come back once and are gone from the log', async () => {
+    await admin('DELETE', '/debug/requests');
+    await admin('GET', '/api/v1/namespaces/kubelings/configmaps/drained');
+    const first = (await admin('POST', '/debug/requests/drain')).body.items;
+    expect(first[0]).toMatchObject({ user: 'admin', verb: 'get', resource: 'configmaps', name: 'drained', code: 404 });
+    // Only the drain request itself was logged since.
+    const second = (await admin('POST', '/debug/requests/drain')).body.items;
+    expect(second.map((e: { resource: string }) => e.resource)).toEqual(['/debug/requests/drain']);
+  });
+
+  it('reports its event-loop delay since a reset, and zeros before the first', async () => {
+    const before = (await admin('GET', '/debug/event-loop-delay')).body;
+    expect(before).toEqual({ p50Ms: 0, p99Ms: 0, maxMs: 0, samples: 0 });
+    expect((await admin('DELETE', '/debug/event-loop-delay')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 60));
+    const after = (await admin('GET', '/debug/event-loop-delay')).body;
+    expect(after.samples).toBeGreaterThan(0);
+    expect(after.maxMs).toBeGreaterThanOrEqual(after.p99Ms);
+    expect(after.p99Ms).toBeGreaterThanOrEqual(after.p50Ms);
+  });
+
   it('holds requests while paused and serves them on resume', async () => {
     server.pause();
     let done = false;
