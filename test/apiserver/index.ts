@@ -110,7 +110,7 @@ export interface TestApiServer {
   /** A static token for a user with the given groups (plus system:authenticated). */
   userToken(name: string, groups?: readonly string[]): string;
   readonly faults: FaultInjector;
-  readonly requestLog: { entries(): RequestLogEntry[]; count(match: (entry: Readonly<RequestLogEntry>) => boolean): number; clear(): void };
+  readonly requestLog: { entries(): RequestLogEntry[]; count(match: (entry: Readonly<RequestLogEntry>) => boolean): number; clear(): void; onEntry(listener: (entry: Readonly<RequestLogEntry>) => void): () => void };
   /** Drops every retained event: watches from an older resourceVersion get the 410 ERROR event. */
   compactHistory(): void;
   /** Ends every open watch stream. */
@@ -216,7 +216,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
     serviceAccountToken: async (namespace, name, expirationSeconds) => issueToken(ctx, namespace, name, expirationSeconds).token,
     userToken: (name, groups = []) => auth.mintUserToken(name, groups),
     faults,
-    requestLog: { entries: () => log.entries(), count: (match) => log.count(match), clear: () => log.clear() },
+    requestLog: { entries: () => log.entries(), count: (match) => log.count(match), clear: () => log.clear(), onEntry: (listener) => log.onEntry(listener) },
     storeUnvalidated: (group, resource, obj) => {
       obj.metadata = { ...obj.metadata, uid: randomUUID(), creationTimestamp: new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'), generation: 1 };
       return storage.create(groupResourceKey(group, resource), obj);

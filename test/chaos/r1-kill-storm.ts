@@ -29,16 +29,21 @@ const STARTUP_SHARE = 0.25;
 const MAX_WRITES_PER_LIFE = 10;
 
 /**
- * Resolves once `process` dies or `n` writes of `user` are in the request log, which holds only this
- * life's requests (the caller moves older ones aside, so polling it stays cheap for the API server
- * that shares this process).
+ * SIGKILLs `process` the moment its `n`-th write reaches the API server (a request-log listener, run
+ * synchronously as the request arrives: polling the log would lag behind a burst, which holds this
+ * process's event loop), and resolves once it is dead; or after 5 s without that many writes (once all
+ * is converged a life writes nothing; the kill count then falls short).
  */
-async function writesOfLife(cluster: Cluster, user: string, process: ControllerProcess, n: number): Promise<void> {
-  // Once all is converged a life writes nothing: give up waiting after a while (the kill count then falls short).
-  const deadline = Date.now() + 5_000;
-  while (process.child.exitCode === null && process.child.signalCode === null && Date.now() < deadline) {
-    if (cluster.server.requestLog.entries().filter((e) => e.user === user && isWrite(e)).length >= n) return;
-    await sleep(2);
+async function killAtWrite(cluster: Cluster, user: string, process: ControllerProcess, n: number): Promise<void> {
+  let writes = 0;
+  const unsubscribe = cluster.server.requestLog.onEntry((e) => {
+    if (e.user === user && isWrite(e) && ++writes === n) process.child.kill('SIGKILL');
+  });
+  try {
+    const deadline = Date.now() + 5_000;
+    while (process.child.exitCode === null && process.child.signalCode === null && Date.now() < deadline) await sleep(5);
+  } finally {
+    unsubscribe();
   }
 }
 
@@ -68,7 +73,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       controller = startController(context.bundle, cluster.controllerKubeconfig);
       if (rng.chance(STARTUP_SHARE)) await sleep(rng.int(20, 600));
       else {
-        await writesOfLife(cluster, CONTROLLER_USER, controller, rng.int(1, MAX_WRITES_PER_LIFE));
+        await killAtWrite(cluster, CONTROLLER_USER, controller, rng.int(1, MAX_WRITES_PER_LIFE));
       }
       controller.child.kill('SIGKILL');
       await controller.exited();
