@@ -61,6 +61,7 @@ export function createRequestHandler(ctx: ServerContext, controls: PipelineContr
       if (!user) throw new ApiStatusError(statusErrors.unauthorized());
       user = impersonate(req, user, rbac());
       entry.user = user.name;
+      controls.log.identified(entry);
       if (url.pathname.startsWith('/debug/')) {
         if (!user.groups.includes('system:masters')) throw new ApiStatusError(forbiddenStatus(attributes(user, info)));
         await serveDebug(req, res, url.pathname, controls);

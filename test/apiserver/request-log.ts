@@ -25,16 +25,20 @@ export class RequestLog {
   add(entry: RequestLogEntry): RequestLogEntry {
     this.#entries.push(entry);
     if (this.#entries.length > this.#capacity) this.#entries.splice(0, this.#entries.length - this.#capacity);
-    for (const listener of this.#listeners) listener(entry);
     return entry;
+  }
+
+  /** Marks `entry` (from {@link add}) as identified, its `user` set: {@link onEntry} listeners see it now. */
+  identified(entry: Readonly<RequestLogEntry>): void {
+    for (const listener of this.#listeners) listener(entry);
   }
 
   readonly #listeners = new Set<(entry: Readonly<RequestLogEntry>) => void>();
 
   /**
-   * Calls `listener` with each request as it arrives (before it is served), synchronously: a test that
-   * must act at an exact request (kill a client at its n-th write) cannot poll for it, since a burst of
-   * requests holds this process's event loop. Returns the unsubscribe function.
+   * Calls `listener` with each request once its user is known, before it is served, synchronously: a
+   * test that must act at an exact request (kill a client at its n-th write) cannot poll for it, since a
+   * burst of requests holds this process's event loop. Returns the unsubscribe function.
    */
   onEntry(listener: (entry: Readonly<RequestLogEntry>) => void): () => void {
     this.#listeners.add(listener);
