@@ -129,6 +129,8 @@ describe('the CRD pattern of quantities', () => {
       }),
       { numRuns: 5000 },
     );
-    expect(admitted).toBeGreaterThan(300);
+    // About 6 % of these strings are quantities (280–350 of 5,000 from run to run); the bound only
+    // guards against a run that admitted too few to mean anything.
+    expect(admitted).toBeGreaterThan(150);
   });
 });
