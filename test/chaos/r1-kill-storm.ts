@@ -6,7 +6,7 @@
  */
 import type { RequestLogEntry } from '../apiserver/index.ts';
 import type { ControllerProcess } from '../e2e/harness.ts';
-import { CONTROLLER_USER, sleep, startCluster, type Cluster } from '../e2e/harness.ts';
+import { CONTROLLER_USER, startCluster, type Cluster } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
 import { createSchedules, startController } from './chaos-cluster.ts';
 import { foreignWrites, idleWrites, settled, isWrite, waitConverged, writesBy } from './invariants.ts';
