@@ -82,6 +82,16 @@ export class KubeRequestError extends Error {
   }
 }
 
+/**
+ * Whether the same request may succeed if sent again unchanged: the server was overloaded or had a
+ * moment (408, 429, 5xx), our token was rotated (401), or no answer came at all (connection refused
+ * or reset, a client timeout: a {@link KubeRequestError}). Any other error is a verdict or a bug.
+ */
+export function isTransientError(err: unknown): boolean {
+  if (err instanceof ApiStatusError) return err.code === 401 || err.code === 408 || err.code === 429 || err.code >= 500;
+  return err instanceof KubeRequestError;
+}
+
 const REASONS: Readonly<Record<number, string>> = {
   400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed',
   409: 'Conflict', 410: 'Expired', 415: 'UnsupportedMediaType', 422: 'Invalid', 429: 'TooManyRequests',

@@ -3,8 +3,8 @@
  * to wait first (the server's `Retry-After`, else exponential backoff). Bounded, so a run ends and
  * names what failed instead of spinning.
  */
-import { ApiStatusError, writeErrorDisposition } from '../kube/api-status-error.ts';
-import { KubeRequestError } from '../kube/kube-client.ts';
+import { ApiStatusError } from '../kube/api-status-error.ts';
+import { isTransientError } from '../kube/kube-client.ts';
 
 /** Retry bounds of one call (a LIST page, the rewrite of one object, the CRD status update). */
 export interface RetryPolicy {
@@ -30,16 +30,10 @@ export function resolveRetryPolicy(policy: RetryPolicy = {}): ResolvedRetryPolic
 }
 
 /**
- * Whether the same request may succeed if sent again: the server was overloaded or had a moment (408,
- * 429, 5xx), our token was rotated (401), or no answer came at all (connection refused or reset, a
- * client timeout: a {@link KubeRequestError}). The kube client's one decision ({@link writeErrorDisposition}) says so; 404 and 409
- * are not "transient" here: the migrator gives each its own meaning (deleted; written meanwhile).
+ * Whether the same request may succeed if sent again (the kube client's {@link isTransientError}). 404
+ * and 409 are not: the migrator gives each its own meaning (deleted; written meanwhile).
  */
-export function isTransient(err: unknown): boolean {
-  if (err instanceof ApiStatusError) return err.code !== 404 && err.code !== 409 && writeErrorDisposition(err, 'update') === 'retry';
-  // No answer at all; any other error is ours (a refusal, a bug), not the server's moment.
-  return err instanceof KubeRequestError;
-}
+export const isTransient = isTransientError;
 
 /** Milliseconds to wait before attempt `attempt + 1`: the server's `Retry-After` when it gave one. */
 export function retryDelayMs(err: unknown, attempt: number, policy: ResolvedRetryPolicy): number {

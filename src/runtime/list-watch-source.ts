@@ -4,7 +4,7 @@
  */
 import type { ListOptions, WatchOptions } from '../kube/resource-client.ts';
 import { ApiStatusError, isExpired } from '../kube/api-status-error.ts';
-import { KubeRequestError } from '../kube/kube-client.ts';
+import { isTransientError } from '../kube/kube-client.ts';
 import type { KubeList, KubeObject, WatchEvent } from '../kube/object.ts';
 
 /** LIST + WATCH for one resource. */
@@ -26,25 +26,13 @@ export interface ListAllOptions<T extends KubeObject> {
   readonly fieldSelector?: string;
   readonly signal?: AbortSignal;
   /**
-   * Waits before a page after the first is asked again after a transient failure ({@link isTransient}):
+   * Waits before a page after the first is asked again after a transient failure (the kube client's {@link isTransientError}):
    * `attempt` 1, 2, …, and the server's `Retry-After` in ms when it sent one. A LIST of many small pages
    * fails as a whole far more often than one page does (at 5 % failed requests, 50 pages all succeed 8 %
    * of the time), so a failed page is retried with its continue token before the pages read are given up.
    * @default no retry: the first failure fails the LIST
    */
   readonly retryPage?: { readonly attempts: number; wait(attempt: number, retryAfterMs: number | undefined, signal?: AbortSignal): Promise<void> };
-}
-
-/**
- * A failure worth asking again for: throttled (429), a server or gateway error (5xx), a timeout, or a
- * request that never got an answer (a network error, no HTTP status at all).
- */
-export function isTransient(err: unknown): boolean {
-  if (err instanceof ApiStatusError) {
-    const code = err.status.code ?? 0;
-    return code === 429 || code >= 500;
-  }
-  return err instanceof KubeRequestError;
 }
 
 /**
@@ -107,7 +95,7 @@ async function listPage<T extends KubeObject>(source: ListWatchSource<T>, reques
     try {
       return await source.list(request);
     } catch (err) {
-      if (!retry || attempt > retry.attempts || !isTransient(err) || options.signal?.aborted) throw err;
+      if (!retry || attempt > retry.attempts || !isTransientError(err) || options.signal?.aborted) throw err;
       const retryAfter = err instanceof ApiStatusError && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : undefined;
       await retry.wait(attempt, retryAfter, options.signal);
     }
