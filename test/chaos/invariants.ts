@@ -12,7 +12,7 @@ import type { RequestLogEntry } from '../apiserver/index.ts';
 import { CRD_NAME } from '../../src/api/constants.ts';
 import { WEBHOOK_SECRET_NAME } from '../../src/manifests/operator-chart.ts';
 import { CONTROLLER_SA, sleep } from '../e2e/harness.ts';
-import { api, readyOf } from '../e2e/scenarios.ts';
+import { api, listAll, readyOf } from '../e2e/scenarios.ts';
 
 /** What the user last asked for, per schedule name, in one namespace. */
 export interface ExpectedState {
@@ -22,18 +22,6 @@ export interface ExpectedState {
 }
 
 type CronJobObject = KubeObject & { spec: Record<string, unknown> };
-
-/** Lists every object of a kind in `namespace`, all pages. */
-async function listAll<T extends KubeObject>(list: (o: { namespace: string; limit: number; continue?: string }) => Promise<{ items: T[]; metadata: { continue?: string } }>, namespace: string): Promise<T[]> {
-  const out: T[] = [];
-  let token: string | undefined;
-  do {
-    const page = await list({ namespace, limit: 5_000, ...(token ? { continue: token } : {}) });
-    out.push(...page.items);
-    token = page.metadata.continue || undefined;
-  } while (token);
-  return out;
-}
 
 /**
  * Every way the namespace differs from the converged state of `expected`: the set of schedules, each

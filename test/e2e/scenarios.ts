@@ -29,6 +29,18 @@ export function scheduleManifestV1alpha1(namespace: string, name: string, spec: 
   return { ...v1, apiVersion: 'kubelings.dev/v1alpha1', spec: { ...v1.spec, source, ...(spec['source'] ? { source: spec['source'] } : {}) } };
 }
 
+/** Lists every object of a kind in `namespace`, all pages. */
+export async function listAll<T extends KubeObject>(list: (o: { namespace: string; limit: number; continue?: string }) => Promise<{ items: T[]; metadata: { continue?: string } }>, namespace: string): Promise<T[]> {
+  const out: T[] = [];
+  let token: string | undefined;
+  do {
+    const page = await list({ namespace, limit: 5_000, ...(token ? { continue: token } : {}) });
+    out.push(...page.items);
+    token = page.metadata.continue || undefined;
+  } while (token);
+  return out;
+}
+
 /** Typed access for the tests. */
 export function api(admin: KubeClient) {
   const schedules = clientFor<BackupScheduleObject>(admin, 'BackupSchedule');

@@ -26,7 +26,7 @@ import { toV1 } from '../../src/conversion/index.ts';
 import type { BackupSchedule } from '../../src/api/index.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
 import { clientFor, ControllerProcess, CONTROLLER_USER, deploymentArgs, distDocuments, kustomizationDocuments, sleep, startCluster, waitFor, type Cluster, type ClusterOptions } from './harness.ts';
-import { api, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
+import { api, listAll, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
 
 const RELEASE = fileURLToPath(new URL('../fixtures/release-0.1.0/', import.meta.url));
 /** The previous release's controller bundle. */
@@ -82,18 +82,6 @@ function legacySpec(i: number): Record<string, unknown> {
     ...(i % 5 === 0 ? { timeZone: 'Europe/Berlin' } : {}),
     ...(i % 11 === 0 ? { suspend: true } : {}),
   };
-}
-
-/** Every object of a list, all pages. */
-async function listAll(list: (o: { namespace: string; limit: number; continue?: string }) => Promise<{ items: KubeObject[]; metadata: { continue?: string } }>): Promise<KubeObject[]> {
-  const out: KubeObject[] = [];
-  let token: string | undefined;
-  do {
-    const page = await list({ namespace: NAMESPACE, limit: 2_000, ...(token ? { continue: token } : {}) });
-    out.push(...page.items);
-    token = page.metadata.continue || undefined;
-  } while (token);
-  return out;
 }
 
 /** Runs `task` over `items` with `parallel` in flight. */
@@ -154,13 +142,13 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
       await k.schedulesV1alpha1.create(scheduleManifestV1alpha1(NAMESPACE, name, legacySpec(i)) as never);
     });
     await waitFor(`the previous release to converge ${n} schedules`, async () => {
-      const [schedules, children] = await Promise.all([listAll((o) => k.schedulesV1alpha1.list(o)), listAll((o) => k.cronJobs.list(o))]);
+      const [schedules, children] = await Promise.all([listAll((o) => k.schedulesV1alpha1.list(o), NAMESPACE), listAll((o) => k.cronJobs.list(o), NAMESPACE)]);
       return children.length === n && schedules.every((s) => readyOf(s as never)?.status === 'True' && (s as Schedule).status?.['observedGeneration'] === s.metadata.generation);
     }, 60_000 + n * 100, 500);
     const convergedBeforeS = (Date.now() - t0) / 1000;
     log(`previous release converged ${n} schedules in ${convergedBeforeS.toFixed(1)} s`);
     await sleep(1_000);
-    const before = new Map((await listAll((o) => k.cronJobs.list(o))).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
+    const before = new Map((await listAll((o) => k.cronJobs.list(o), NAMESPACE)).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
 
     // 2. The new dist/, applied in file order.
     const upgradeStart = Date.now();
@@ -185,7 +173,7 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     await quiet(cluster, 2_000);
     const upgradeS = (Date.now() - upgradeStart) / 1000;
     log(`upgraded in ${upgradeS.toFixed(1)} s`);
-    const [alpha, v1] = await Promise.all([listAll((o) => k.schedulesV1alpha1.list(o)), listAll((o) => k.schedules.list(o))]);
+    const [alpha, v1] = await Promise.all([listAll((o) => k.schedulesV1alpha1.list(o), NAMESPACE), listAll((o) => k.schedules.list(o), NAMESPACE)]);
     const disagreements = disagreeing(alpha, v1);
 
     // 5. The storage migration, with the admin's credentials as the README says.
@@ -193,7 +181,7 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     log(`migrated ${n} objects in ${migration.seconds.toFixed(2)} s (${Math.round(migration.objectsPerSecond)}/s), storedVersions ${JSON.stringify(migration.storedVersions)}`);
     await quiet(cluster, 2_000);
     const span = cluster.server.requestLog.entries().filter((e) => Date.parse(e.time) >= upgradeStart);
-    const after = new Map((await listAll((o) => k.cronJobs.list(o))).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
+    const after = new Map((await listAll((o) => k.cronJobs.list(o), NAMESPACE)).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
 
     // 6. Manifests written afterwards, in either version.
     const afterwards = await applyAfterwards(cluster);
