@@ -191,7 +191,7 @@ function readinessProbePath(): string {
 export function deploymentArgs(docs: readonly KubeObject[] = distDocuments()): string[] {
   const args = controllerContainer(docs).args ?? [];
   const kept = args.filter((a) => !/^--(metrics-bind-address|health-probe-bind-address|conversion-webhook-bind-address|log-level)=/.test(a));
-  return kept.length < args.length && args.some((a) => a.startsWith('--conversion-webhook-bind-address=')) ? [...kept, WEBHOOK_FLAG] : kept;
+  return args.some((a) => a.startsWith('--conversion-webhook-bind-address=')) ? [...kept, WEBHOOK_FLAG] : kept;
 }
 
 /** A cluster whose test API server runs as its own process (latency measured through the server). */
