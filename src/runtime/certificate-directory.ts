@@ -101,7 +101,12 @@ export class CertificateDirectory extends PeriodicSync {
         if (err.code === 'ENOENT') return this.#o.dir;
         throw err;
       });
-      [certPem, keyPem] = await Promise.all([readFile(join(dir, CERTIFICATE_FILES.cert), 'utf8'), readFile(join(dir, CERTIFICATE_FILES.key), 'utf8')]);
+      // Both settled, the certificate's failure first: whichever read failed sooner must not change the
+      // problem from poll to poll (each change is logged again).
+      const [cert, key] = await Promise.allSettled([readFile(join(dir, CERTIFICATE_FILES.cert), 'utf8'), readFile(join(dir, CERTIFICATE_FILES.key), 'utf8')]);
+      if (cert.status === 'rejected') throw cert.reason;
+      if (key.status === 'rejected') throw key.reason;
+      [certPem, keyPem] = [cert.value, key.value];
       caPem = await readFile(join(dir, CERTIFICATE_FILES.ca), 'utf8').catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return '';
         throw err;
