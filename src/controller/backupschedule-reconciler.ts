@@ -25,6 +25,10 @@
  *    stale cache gets 409 and a requeue). Not a PUT: the cache keeps only what reconcile reads
  *    (src/controller/event-mapping.ts), and a PUT of it would delete the rest.
  * 6. otherwise → write status through `/status`, and only when it changed (controller-runtime#1711).
+ *    A child this reconciler has just written, and found whole in the answer, goes straight here when
+ *    the cache shows that very resourceVersion for the same generation: steps 2–5 would only compute
+ *    again what the write's answer showed (a note kept for one reconcile, like client-go's
+ *    controller expectations).
  *
  * A child write that fails terminally (`writeErrorDisposition`: 400/403/404-on-create/422…) ends in
  * `Ready=False/ChildRejected` with the API's message and a Warning Event, and is retried after a long
@@ -65,6 +69,13 @@ export type { BackupScheduleReconcilerOptions, CacheReader, ChildRef, ReconcileL
 export type ReconcileMove = 'none' | 'createCronJob' | 'patchCronJob' | 'updateStatus';
 
 type Outcome = { move: ReconcileMove; result: ReconcileResult };
+
+/** The child a write of ours stored, for which schedule generation, when its answer matched the desired child. */
+interface VerifiedChild {
+  readonly uid: string;
+  readonly generation: number;
+  readonly resourceVersion: string;
+}
 
 /**
  * When a schedule in ChildNameConflict looks at the CronJob again (foreign CronJobs are not watched, so
@@ -107,6 +118,8 @@ export class BackupScheduleReconciler {
   readonly #logger: ReconcileLogger;
   /** The last successful child write per schedule key: the only state kept between reconciles. */
   readonly #lastWrites = new Map<string, ChildWrite>();
+  /** Per schedule key, the child our last write stored whole; read (and dropped) by the next reconcile. */
+  readonly #verified = new Map<string, VerifiedChild>();
 
   constructor(options: BackupScheduleReconcilerOptions) {
     this.#schedules = options.schedules;
@@ -129,9 +142,15 @@ export class BackupScheduleReconciler {
   /** {@link reconcile}, also saying which write (if any) it made. */
   async reconcileWithMove(key: string): Promise<Outcome> {
     const schedule = this.#schedules.get(key);
+    const verified = this.#verified.get(key);
+    this.#verified.delete(key);
     if (!schedule || schedule.metadata.deletionTimestamp) {
       this.#lastWrites.delete(key);
       return { move: 'none', result: {} };
+    }
+    if (verified && verified.uid === schedule.metadata.uid && verified.generation === schedule.metadata.generation) {
+      const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
+      if (child && child.metadata.resourceVersion === verified.resourceVersion) return this.#inSync(key, schedule, child);
     }
 
     let desired: KubeObject;
@@ -203,6 +222,11 @@ export class BackupScheduleReconciler {
       }
     }
 
+    return this.#inSync(key, schedule, child);
+  }
+
+  /** Step 6: the child matches the desired one; the status says so. */
+  #inSync(key: string, schedule: BackupScheduleObject, child: KubeObject): Promise<Outcome> {
     const last = this.#lastWrites.get(key);
     if (last && childWriteExpired(last, this.#clock.now(), this.#damping)) this.#lastWrites.delete(key);
     return this.#writeStatus(schedule, child, { kind: 'InSync' });
@@ -220,6 +244,8 @@ export class BackupScheduleReconciler {
    */
   async #afterWrite(key: string, schedule: BackupScheduleObject, now: ChildDriftNow, stored: KubeObject, responseDrift: readonly string[], desired: KubeObject): Promise<Outcome | undefined> {
     const at = this.#clock.now();
+    const storedVersion = stored?.metadata?.resourceVersion;
+    if (responseDrift.length === 0 && storedVersion !== undefined) this.#verified.set(key, { uid: now.uid, generation: now.generation, resourceVersion: storedVersion });
     if (now.drift.length === 0 && responseDrift.length === 0) {
       // A create the server kept whole: nothing to hold back or count, so nothing to remember (this is
       // every new schedule; the records stay few).

@@ -346,3 +346,52 @@ describe('BackupScheduleReconciler', () => {
     expect(writes.calls[0]?.obj.metadata.name?.length).toBeLessThanOrEqual(52);
   });
 });
+
+describe('BackupScheduleReconciler after its own child write', () => {
+  /** A reconciler whose create is stored at resourceVersion 300, over caches the test fills in as the watch would. */
+  function afterCreate(s: BackupScheduleObject) {
+    const schedules = cache(s);
+    const cronJobs = new Map<string, KubeObject>();
+    const writes = new StrictWrites({ createCronJob: (obj) => asStored(obj, '300'), patchCronJob: ok, updateScheduleStatus: ok }, cronJobs);
+    const reconciler = new BackupScheduleReconciler({ schedules, cronJobs, writes, events: new RecordedEvents(), backupImage: IMAGE, clock: new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0)) });
+    return { schedules, cronJobs, writes, reconciler };
+  }
+  /** The stored child at `resourceVersion` with another schedule than the spec's: drift a full reconcile patches. */
+  const drifted = (s: BackupScheduleObject, resourceVersion: string) => {
+    const child = asStored(desiredOf(s), resourceVersion) as KubeObject & { spec: { schedule: string } };
+    child.spec.schedule = '5 5 * * *';
+    return child;
+  };
+
+  it('takes the version its create stored (found whole in the answer) as in sync: the next reconcile only writes status', async () => {
+    const s = schedule();
+    const { cronJobs, writes, reconciler } = afterCreate(s);
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'createCronJob' });
+    // The cache shows that version; its content is not compared again (here it would not even match).
+    cronJobs.set(KEY, drifted(s, '300'));
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'updateStatus' });
+    expect(writes.calls.map((c) => c.name)).toEqual(['createCronJob', 'updateScheduleStatus']);
+  });
+
+  it('compares the child again when the cache shows another version (someone changed it since), a new generation, or a later reconcile', async () => {
+    const s = schedule();
+    const changed = afterCreate(s);
+    await changed.reconciler.reconcile(KEY);
+    changed.cronJobs.set(KEY, drifted(s, '301'));
+    await expect(changed.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'patchCronJob' });
+
+    const newGeneration = afterCreate(s);
+    await newGeneration.reconciler.reconcile(KEY);
+    newGeneration.cronJobs.set(KEY, asStored(desiredOf(s), '300'));
+    newGeneration.schedules.set(KEY, schedule({ generation: 2, spec: { schedule: '30 3 * * *' } }));
+    await expect(newGeneration.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'patchCronJob' });
+
+    const later = afterCreate(s);
+    await later.reconciler.reconcile(KEY);
+    later.cronJobs.set(KEY, asStored(desiredOf(s), '300'));
+    await expect(later.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'updateStatus' });
+    // The note lasts one reconcile: from now on the cached child is compared as any other.
+    later.cronJobs.set(KEY, drifted(s, '300'));
+    await expect(later.reconciler.reconcileWithMove(KEY)).resolves.toMatchObject({ move: 'patchCronJob' });
+  });
+});
