@@ -206,11 +206,13 @@ export class Controller {
     this.#metrics.setActiveWorkers(++this.#active);
     const { namespace, name } = splitObjectKey(key);
     const reconcileId = randomUUID();
-    const logger = this.#logger.child({ namespace, name, reconcileID: reconcileId });
+    // Made when first used: most reconciles log nothing through it, and a child logger serializes its bindings.
+    let bound: Logger | undefined;
+    const logger = (): Logger => (bound ??= this.#logger.child({ namespace, name, reconcileID: reconcileId }));
     const started = this.#clock.now();
     let outcome: ReconcileOutcome = 'success';
     try {
-      const result = await this.#reconciler.reconcile({ key, namespace, name, reconcileId, logger, signal: this.#hardStop.signal });
+      const result = await this.#reconciler.reconcile({ key, namespace, name, reconcileId, get logger() { return logger(); }, signal: this.#hardStop.signal });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
@@ -228,10 +230,10 @@ export class Controller {
       if (terminal) {
         // Retrying cannot help; the next change of the object queues the key again.
         this.queue.forget(key);
-        logger.error({ err }, 'reconciler error (terminal, not retried)');
+        logger().error({ err }, 'reconciler error (terminal, not retried)');
       } else {
         this.queue.addRateLimited(key);
-        logger.error({ err, requeues: this.queue.numRequeues(key) }, 'reconciler error');
+        logger().error({ err, requeues: this.queue.numRequeues(key) }, 'reconciler error');
       }
     } finally {
       this.#metrics.reconciled(outcome, (this.#clock.now() - started) / 1000);

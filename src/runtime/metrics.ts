@@ -81,22 +81,28 @@ export class RuntimeMetrics implements ControllerMetricsFactory {
 
   /** Metrics of the controller `name`; its label sets are created now so dashboards see zeros. */
   controller(name: string): ControllerMetrics {
-    for (const result of OUTCOMES) this.#reconcileTotal.labels(name, result).inc(0);
-    this.#reconcileErrors.labels(name).inc(0);
-    this.#terminalErrors.labels(name).inc(0);
+    // Bound once: `labels()` hashes its values on every call, and these run on every reconcile.
+    const totals = new Map(OUTCOMES.map((outcome) => [outcome, this.#reconcileTotal.labels(name, outcome)]));
+    const time = this.#reconcileTime.labels(name);
+    const errors = this.#reconcileErrors.labels(name);
+    const terminalErrors = this.#terminalErrors.labels(name);
+    const active = this.#activeWorkers.labels(name);
+    for (const total of totals.values()) total.inc(0);
+    errors.inc(0);
+    terminalErrors.inc(0);
     this.#reconcileTime.zero({ controller: name });
-    this.#activeWorkers.labels(name).set(0);
+    active.set(0);
     return {
       reconciled: (outcome, seconds) => {
-        this.#reconcileTotal.labels(name, outcome).inc();
-        this.#reconcileTime.labels(name).observe(seconds);
+        totals.get(outcome)?.inc();
+        time.observe(seconds);
       },
       reconcileError: (terminal) => {
-        this.#reconcileErrors.labels(name).inc();
-        if (terminal) this.#terminalErrors.labels(name).inc();
+        errors.inc();
+        if (terminal) terminalErrors.inc();
       },
       setMaxConcurrentReconciles: (n) => this.#maxConcurrent.labels(name).set(n),
-      setActiveWorkers: (n) => this.#activeWorkers.labels(name).set(n),
+      setActiveWorkers: (n) => active.set(n),
     };
   }
 
@@ -106,10 +112,20 @@ export class RuntimeMetrics implements ControllerMetricsFactory {
     return { setLeader: (isLeader) => this.#leader.labels(name).set(isLeader ? 1 : 0) };
   }
 
+  readonly #restRequestsBound = new Map<string, { inc(): void }>();
+  readonly #restLatencyBound = new Map<string, { observe(value: number): void }>();
+
   /** Observer for `KubeClientOptions.onRequest`. */
   readonly restClientObserver = (o: RequestObservation): void => {
-    this.#restRequests.labels(o.code, o.method, o.host).inc();
-    this.#restLatency.labels(o.method, o.host).observe(o.durationSeconds);
+    // The label sets are few (codes × methods × hosts): bound children are looked up, not hashed anew per request.
+    const requestsKey = `${o.code} ${o.method} ${o.host}`;
+    let requests = this.#restRequestsBound.get(requestsKey);
+    if (!requests) this.#restRequestsBound.set(requestsKey, (requests = this.#restRequests.labels(o.code, o.method, o.host)));
+    const latencyKey = `${o.method} ${o.host}`;
+    let latency = this.#restLatencyBound.get(latencyKey);
+    if (!latency) this.#restLatencyBound.set(latencyKey, (latency = this.#restLatency.labels(o.method, o.host)));
+    requests.inc();
+    latency.observe(o.durationSeconds);
   };
 
   /** The exposition text (what `/metrics` serves). */
