@@ -119,6 +119,20 @@ export function statusErrorFromResponse(code: number, bodyText: string, retryAft
   return new ApiStatusError(status);
 }
 
+/**
+ * The keep-alive agent of a client: one API server, one TLS identity. Node's `https.Agent` names its
+ * socket pool per request from the host and every TLS option, the CA bundle included (a Buffer, turned
+ * into a string each time: kilobytes per request); every request of this agent would get the same
+ * name, so it is made once.
+ */
+class OneServerHttpsAgent extends https.Agent {
+  #name: string | undefined;
+
+  override getName(options?: https.AgentOptions): string {
+    return (this.#name ??= super.getName(options));
+  }
+}
+
 /** The Kubernetes REST client. */
 export class KubeClient {
   readonly config: KubeConfig;
@@ -140,7 +154,7 @@ export class KubeClient {
     this.#clock = options.clock ?? realClock;
     const maxSockets = options.maxSockets ?? 32;
     this.#agent = this.#base.protocol === 'https:'
-      ? new https.Agent({ keepAlive: true, maxSockets, ...options.config.tlsOptions() })
+      ? new OneServerHttpsAgent({ keepAlive: true, maxSockets, ...options.config.tlsOptions() })
       : new http.Agent({ keepAlive: true, maxSockets });
   }
 
