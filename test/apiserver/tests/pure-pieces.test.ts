@@ -7,7 +7,7 @@ import { knownJson, storedJson } from '../object-json.ts';
 import { RequestLog } from '../request-log.ts';
 import { parseRequestInfo } from '../router/request-info.ts';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from '../selectors.ts';
-import { flushPerTurn, type CorkableStream } from '../watch-flush.ts';
+import { flushPerTurn, type TextStream } from '../watch-flush.ts';
 
 const obj = (labels: Record<string, string>): KubeObject => ({ metadata: { name: 'n', namespace: 'ns', labels } });
 
@@ -128,33 +128,31 @@ describe('request info', () => {
 
 describe('watch stream flushing', () => {
   /** A stream recording what happens to it, and the flushes handed to `defer`. */
-  function recorder(): { stream: CorkableStream & { ended: boolean }; calls: string[]; flushes: (() => void)[] } {
+  function recorder(): { stream: TextStream & { ended: boolean }; calls: string[]; flushes: (() => void)[] } {
     const calls: string[] = [];
     const stream = {
       ended: false,
       get writableEnded() {
         return this.ended;
       },
-      cork: () => void calls.push('cork'),
-      uncork: () => void calls.push('uncork'),
       write: (chunk: string) => void calls.push(`write ${chunk}`),
     };
     return { stream, calls, flushes: [] };
   }
 
-  it('sends the events of one turn in one flush, in order, and corks again in the next turn', () => {
+  it('sends the events of one turn as one write, in order, when the turn is over; the next turn gathers anew', () => {
     const { stream, calls, flushes } = recorder();
     const send = (text: string): void => writer.write(text);
     const writer = flushPerTurn(stream, (flush) => void flushes.push(flush));
     send('a');
     send('b');
     send('c');
-    expect(calls).toEqual(['cork', 'write a', 'write b', 'write c']);
+    expect(calls).toEqual([]);
     expect(flushes).toHaveLength(1);
     flushes[0]?.();
     send('d');
     flushes[1]?.();
-    expect(calls).toEqual(['cork', 'write a', 'write b', 'write c', 'uncork', 'cork', 'write d', 'uncork']);
+    expect(calls).toEqual(['write abc', 'write d']);
   });
 
   it('flushes the turn at once when asked (before the stream ends: its last BOOKMARK must go out), and the deferred flush then does nothing', () => {
@@ -164,7 +162,7 @@ describe('watch stream flushing', () => {
     writer.flush();
     flushes[0]?.();
     writer.flush();
-    expect(calls).toEqual(['cork', 'write bookmark', 'uncork']);
+    expect(calls).toEqual(['write bookmark']);
   });
 
   it('writes nothing to a stream that has ended', () => {
