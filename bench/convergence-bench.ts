@@ -41,10 +41,37 @@ const concurrency = Number(values.concurrency ?? '4');
 const TSX = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./floor-writer.ts', import.meta.url));
 
+/** A write of the side under test (the controller's user) in `namespace`, Events aside. */
+const isWriteIn = (namespace: string) => (e: Readonly<RequestLogEntry>): boolean =>
+  e.user === CONTROLLER_USER && e.namespace === namespace && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'events';
+
 function writesIn(cluster: Cluster, namespace: string): RequestLogEntry[] {
-  return cluster.server.requestLog.entries().filter(
-    (e) => e.user === CONTROLLER_USER && e.namespace === namespace && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'events',
-  );
+  return cluster.server.requestLog.entries().filter(isWriteIn(namespace));
+}
+
+/**
+ * Watches the writes in `bench` from now on; the result tells the API server's CPU time (this process)
+ * from the first to the last of them, and the moment of the first: what serving that side cost the
+ * server (its watches included), for the ratio's explanation.
+ */
+function watchWriteSpan(cluster: Cluster): { onFirst: (f: () => void) => void; serverCpuMs: () => number; stop: () => void } {
+  let first: NodeJS.CpuUsage | undefined;
+  let last: NodeJS.CpuUsage | undefined;
+  let onFirst = (): void => {};
+  const isWrite = isWriteIn('bench');
+  const stop = cluster.server.requestLog.onEntry((e) => {
+    if (!isWrite(e)) return;
+    last = process.cpuUsage();
+    if (!first) {
+      first = last;
+      onFirst();
+    }
+  });
+  return {
+    onFirst: (f) => void (onFirst = f),
+    serverCpuMs: () => (first && last ? Math.round((last.user + last.system - first.user - first.system) / 1000) : 0),
+    stop,
+  };
 }
 
 function span(writes: readonly RequestLogEntry[]): number {
@@ -129,7 +156,7 @@ async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<
   }
 }
 
-type ControllerRunResult = { writes: RequestLogEntry[]; wallMs: number; rss: number; rssSettled: number; cpuMs: number; debug: Record<string, number>; eventsBeforeLastWrite: number; restart?: Awaited<ReturnType<typeof restartRun>> };
+type ControllerRunResult = { writes: RequestLogEntry[]; wallMs: number; rss: number; rssSettled: number; cpuMs: number; cpuMsInSpan: number; serverCpuMsInSpan: number; debug: Record<string, number>; eventsBeforeLastWrite: number; restart?: Awaited<ReturnType<typeof restartRun>> };
 
 /**
  * One controller convergence. `refuseEvents` answers its Event writes with 503 before they reach
@@ -140,7 +167,10 @@ async function controllerRun(bundle: string, n: number, options: { refuseEvents?
   try {
     if (options.refuseEvents) cluster.server.faults.add({ user: CONTROLLER_USER, resource: 'events', code: 503 });
     const startedAt = performance.now();
+    const span = watchWriteSpan(cluster);
     const controller = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, `--concurrency=${concurrency}`, '--namespace=bench', '--log-level=info'], controllerNodeFlags);
+    let cpuMsAtFirstWrite = 0;
+    span.onFirst(() => void (cpuMsAtFirstWrite = cpuMsOf(controller.child.pid ?? 0)));
     // Counted in place: copying the whole request log every 500 ms (what writesIn does) cost the server's
     // process, and so the controller's side alone, work growing with N (the floor is not polled).
     const isStatusWrite = (e: Readonly<RequestLogEntry>): boolean => e.user === CONTROLLER_USER && e.namespace === 'bench' && e.verb === 'update' && e.subresource === 'status' && e.code >= 200 && e.code < 300;
@@ -149,6 +179,7 @@ async function controllerRun(bundle: string, n: number, options: { refuseEvents?
       await sleep(500);
     }
     const wallMs = Math.round(performance.now() - startedAt);
+    span.stop();
     const rss = rssMiB(controller.child.pid ?? 0);
     const cpuMs = cpuMsOf(controller.child.pid ?? 0);
     await sleep(1_000);
@@ -166,21 +197,23 @@ async function controllerRun(bundle: string, n: number, options: { refuseEvents?
     const rssSettled = rssMiB(controller.child.pid ?? 0);
     await controller.stop();
     const restart = options.restart ? await restartRun(bundle, cluster, n) : undefined;
-    return { writes, wallMs, rss, rssSettled, cpuMs, debug, eventsBeforeLastWrite, ...(restart ? { restart } : {}) };
+    return { writes, wallMs, rss, rssSettled, cpuMs, cpuMsInSpan: cpuMs - cpuMsAtFirstWrite, serverCpuMsInSpan: span.serverCpuMs(), debug, eventsBeforeLastWrite, ...(restart ? { restart } : {}) };
   } finally {
     await cluster.stop();
   }
 }
 
-async function floorRun(n: number): Promise<{ writes: RequestLogEntry[]; selfReported: unknown }> {
+async function floorRun(n: number): Promise<{ writes: RequestLogEntry[]; selfReported: unknown; serverCpuMsInSpan: number }> {
   const cluster = await preparedCluster(n);
   try {
+    const span = watchWriteSpan(cluster);
     const floor = spawn(process.execPath, [TSX, FLOOR, '--kubeconfig', cluster.controllerKubeconfig, '--namespace', 'bench', '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     floor.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const code = await new Promise<number | null>((resolve) => floor.once('exit', resolve));
     if (code !== 0) throw new Error(`floor writer exited with ${code}`);
-    return { writes: writesIn(cluster, 'bench'), selfReported: JSON.parse(out.trim() || '{}') as unknown };
+    span.stop();
+    return { writes: writesIn(cluster, 'bench'), selfReported: JSON.parse(out.trim() || '{}') as unknown, serverCpuMsInSpan: span.serverCpuMs() };
   } finally {
     await cluster.stop();
   }
@@ -218,6 +251,11 @@ for (const n of sizes) {
     controllerRssMiB: controller.rss,
     controllerRssMiBAfter10sIdle: controller.rssSettled,
     controllerCpuMsIncludingStartup: controller.cpuMs,
+    // Where the time goes: the controller's CPU (all its threads) and the API server's between the first
+    // and the last write, against the floor writer's own and the server's for the floor.
+    controllerCpuMsInSpan: controller.cpuMsInSpan,
+    serverCpuMsInControllerSpan: controller.serverCpuMsInSpan,
+    serverCpuMsInFloorSpan: floor.serverCpuMsInSpan,
     reconcileSpanMsWithEvents: controllerMs,
     reconcileSpanMsEventsRefused: span(noEvents.writes),
     eventsBeforeLastReconcileWrite: controller.eventsBeforeLastWrite,
