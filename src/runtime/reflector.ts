@@ -12,16 +12,12 @@
  *   (client-node 2.0 does every 30 s, #3020). Only *inactivity* (no event nor bookmark for
  *   `inactivityTimeoutMs`) restarts a watch: a real API server sends a bookmark about every minute.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ApiStatusError, isExpired } from '../kube/api-status-error.ts';
 import type { KubeObject, WatchEvent } from '../kube/object.ts';
 import { realClock, type Clock } from './clock.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { listAllPages, type ListWatchSource } from './list-watch-source.ts';
 import { WatchBackoff, type WatchBackoffOptions } from './watch-backoff.ts';
-
-/** Watch events handled before the reflector lets the event loop take a turn. */
-const EVENTS_PER_TURN = 8;
 
 /** Receives what the reflector observes. Calls are synchronous and in order. */
 export interface ReflectorSink<T extends KubeObject> {
@@ -311,10 +307,6 @@ export class Reflector<T extends KubeObject> {
           case 'BOOKMARK':
             break;
         }
-        // A burst of events arrives in a few large chunks, each decoded at one go; every few events the
-        // rest of it waits a turn of the event loop, so the workers' answers (and their next writes) are
-        // not held up behind the whole burst. client-go decodes watches on goroutines of their own.
-        if (events % EVENTS_PER_TURN === 0) await nextTurn();
       }
     } finally {
       clock.clearTimeout(timer);
