@@ -41,8 +41,7 @@ export interface StringInternerOptions {
 
 /** Replaces string values and small subtrees in JSON-shaped objects by a shared copy. */
 export class StringInterner {
-  /** Interned strings, each with its JSON text once a subtree key needed it. */
-  readonly #seen = new Map<string, { readonly value: string; json: string | undefined }>();
+  readonly #seen = new Map<string, string>();
   readonly #trees = new Map<string, unknown>();
   readonly #quoted = new Map<string, string>();
   readonly #maxLength: number;
@@ -75,16 +74,9 @@ export class StringInterner {
   intern(value: string): string {
     if (value.length > this.#maxLength) return value;
     const known = this.#seen.get(value);
-    if (known !== undefined) return known.value;
-    if (this.#seen.size < this.#maxEntries) this.#seen.set(value, { value, json: undefined });
+    if (known !== undefined) return known;
+    if (this.#seen.size < this.#maxEntries) this.#seen.set(value, value);
     return value;
-  }
-
-  /** `JSON.stringify(value)`, remembered with an interned string: the walk needs it for every string it keys a subtree by. */
-  #json(value: string): string {
-    const known = value.length > this.#maxLength ? undefined : this.#seen.get(value);
-    if (known === undefined) return JSON.stringify(value);
-    return (known.json ??= JSON.stringify(value));
   }
 
   /**
@@ -99,7 +91,7 @@ export class StringInterner {
   #walk(node: unknown, skip: boolean): unknown {
     if (typeof node === 'string') {
       const out = skip ? node : this.intern(node);
-      this.#key = this.#maxTreeLength > 0 && node.length < this.#maxTreeLength ? (skip ? JSON.stringify(node) : this.#json(node)) : undefined;
+      this.#key = this.#maxTreeLength > 0 && node.length < this.#maxTreeLength ? JSON.stringify(node) : undefined;
       return out;
     }
     if (typeof node !== 'object' || node === null) {
