@@ -17,11 +17,17 @@
 export interface StringInternerOptions {
   /** Longest string value considered. @default 256 */
   readonly maxLength?: number;
-  /** Distinct strings remembered; beyond this, new values are kept as they are. @default 50_000 */
+  /**
+   * Distinct strings remembered. When full, the table starts afresh (as the subtree table does): values
+   * of objects long gone would otherwise fill it for good, and nothing new would be shared after that.
+   * Interned objects keep what they share. @default 50_000
+   */
   readonly maxEntries?: number;
   /**
-   * Object keys whose values are unique per object and not worth remembering.
-   * @default ['name', 'uid', 'resourceVersion', 'generateName']
+   * Object keys whose values are unique per object and not worth remembering: a condition's `message`
+   * names its object and generation (`CronJob "x" matches generation 7`), so every status change would
+   * add one (a soak of 100 changes/s filled the table at ~100 strings a second).
+   * @default ['name', 'uid', 'resourceVersion', 'generateName', 'message']
    */
   readonly skipKeys?: readonly string[];
   /**
@@ -57,7 +63,7 @@ export class StringInterner {
     this.#maxEntries = options.maxEntries ?? 50_000;
     this.#maxTreeLength = options.maxTreeLength ?? 256;
     this.#maxTrees = options.maxTrees ?? 4_096;
-    this.#skip = new Set(options.skipKeys ?? ['name', 'uid', 'resourceVersion', 'generateName']);
+    this.#skip = new Set(options.skipKeys ?? ['name', 'uid', 'resourceVersion', 'generateName', 'message']);
   }
 
   /** Distinct strings remembered. */
@@ -75,7 +81,8 @@ export class StringInterner {
     if (value.length > this.#maxLength) return value;
     const known = this.#seen.get(value);
     if (known !== undefined) return known;
-    if (this.#seen.size < this.#maxEntries) this.#seen.set(value, value);
+    if (this.#seen.size >= this.#maxEntries) this.#seen.clear();
+    this.#seen.set(value, value);
     return value;
   }
 

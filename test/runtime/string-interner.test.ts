@@ -18,13 +18,30 @@ describe('StringInterner', () => {
     expect(interner.intern('0 2 * * *')).toBe('0 2 * * *');
   });
 
-  it.each([
-    ['longer than maxLength', { maxLength: 4 }, ['12345', '12345'], 0],
-    ['beyond maxEntries', { maxEntries: 1 }, ['x', 'y', 'z'], 1],
-  ])('does not remember strings %s', (_name, options, values, size) => {
-    const interner = new StringInterner(options);
-    for (const v of values) expect(interner.intern(v)).toBe(v);
-    expect(interner.size).toBe(size);
+  it('does not remember strings longer than maxLength', () => {
+    const interner = new StringInterner({ maxLength: 4 });
+    for (const v of ['12345', '12345']) expect(interner.intern(v)).toBe(v);
+    expect(interner.size).toBe(0);
+  });
+
+  it('starts the string table afresh when maxEntries is reached, and shares new values from then on', () => {
+    const interner = new StringInterner({ maxEntries: 3 });
+    // Full after value-2: value-3 starts a new table, value-6 and value-9 again.
+    for (let i = 0; i < 10; i++) interner.intern(`value-${i}`);
+    expect(interner.size).toBe(1);
+    interner.intern('value-9');
+    expect(interner.size).toBe(1);
+    // A value first seen after the table filled is remembered (it used not to be, ever again).
+    interner.intern('new-value');
+    expect(interner.size).toBe(2);
+  });
+
+  it('does not remember condition messages: they name their object and generation, so each status change brings a new one', () => {
+    const interner = new StringInterner();
+    for (let generation = 1; generation <= 100; generation++) {
+      interner.internDeep({ status: { conditions: [{ type: 'Ready', status: 'True', message: `CronJob "x" matches generation ${generation}` }] } });
+    }
+    expect(interner.size).toBe(['Ready', 'True'].length);
   });
 });
 
