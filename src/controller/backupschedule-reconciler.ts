@@ -70,12 +70,8 @@ export type ReconcileMove = 'none' | 'createCronJob' | 'patchCronJob' | 'updateS
 
 type Outcome = { move: ReconcileMove; result: ReconcileResult };
 
-/** The child a write of ours stored, for which schedule generation, when its answer matched the desired child. */
-interface VerifiedChild {
-  readonly uid: string;
-  readonly generation: number;
-  readonly resourceVersion: string;
-}
+/** The child a write of ours stored (the facts damping compares, with the version the answer carried), when that answer matched the desired child. */
+type VerifiedChild = Pick<ChildDriftNow, 'uid' | 'generation'> & { readonly resourceVersion: string };
 
 /**
  * When a schedule in ChildNameConflict looks at the CronJob again (foreign CronJobs are not watched, so
