@@ -6,9 +6,10 @@
 import { isConflict, isNotFound } from '../kube/api-status-error.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { ResourceClient, ResourceType } from '../kube/resource-client.ts';
+import { isTransientError } from '../kube/kube-client.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { MigrationRefusedError, readMigrationTarget, type MigrationTarget } from './migration-target.ts';
-import { isTransient, retryDelayMs, type ResolvedRetryPolicy } from './retry-policy.ts';
+import { retryDelayMs, type ResolvedRetryPolicy } from './retry-policy.ts';
 
 /** `apiextensions.k8s.io/v1` CustomResourceDefinitions. */
 export const CRD_RESOURCE: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
@@ -54,7 +55,7 @@ export async function setStoredVersions(update: StoredVersionsUpdate): Promise<r
       return readMigrationTarget(written).storedVersions;
     } catch (err) {
       if (signal?.aborted) throw signal.reason ?? err;
-      const retriable = isConflict(err) || isTransient(err);
+      const retriable = isConflict(err) || isTransientError(err);
       if (!retriable || attempt >= retry.maxAttempts) {
         if (err instanceof MigrationRefusedError) throw err;
         throw new Error(`CRD ${target.crdName}: updating status.storedVersions to [${target.storageVersion}] failed: ${(err as Error).message}`, { cause: err });

@@ -4,7 +4,6 @@
  * names what failed instead of spinning.
  */
 import { ApiStatusError } from '../kube/api-status-error.ts';
-import { isTransientError } from '../kube/kube-client.ts';
 
 /** Retry bounds of one call (a LIST page, the rewrite of one object, the CRD status update). */
 export interface RetryPolicy {
@@ -28,12 +27,6 @@ export function resolveRetryPolicy(policy: RetryPolicy = {}): ResolvedRetryPolic
   }
   return resolved;
 }
-
-/**
- * Whether the same request may succeed if sent again (the kube client's {@link isTransientError}). 404
- * and 409 are not: the migrator gives each its own meaning (deleted; written meanwhile).
- */
-export const isTransient = isTransientError;
 
 /** Milliseconds to wait before attempt `attempt + 1`: the server's `Retry-After` when it gave one. */
 export function retryDelayMs(err: unknown, attempt: number, policy: ResolvedRetryPolicy): number {

@@ -7,8 +7,9 @@
 import { isConflict, isNotFound } from '../kube/api-status-error.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { ResourceClient } from '../kube/resource-client.ts';
+import { isTransientError } from '../kube/kube-client.ts';
 import type { Clock } from '../runtime/clock.ts';
-import { isTransient, retryDelayMs, statusCode, type ResolvedRetryPolicy } from './retry-policy.ts';
+import { retryDelayMs, statusCode, type ResolvedRetryPolicy } from './retry-policy.ts';
 
 /** What became of one object. */
 export type RewriteOutcome =
@@ -56,7 +57,7 @@ export async function rewriteObject(obj: KubeObject, ctx: RewriteContext): Promi
       if (signal?.aborted) throw signal.reason ?? err;
       if (isNotFound(err)) return { result: 'gone' };
       const conflict = isConflict(err);
-      if ((!conflict && !isTransient(err)) || attempt >= retry.maxAttempts) {
+      if ((!conflict && !isTransientError(err)) || attempt >= retry.maxAttempts) {
         return { result: 'failed', code: statusCode(err), message: (err as Error).message, attempts: attempt };
       }
       if (conflict) {

@@ -11,8 +11,9 @@
 import { ApiStatusError, isExpired } from '../kube/api-status-error.ts';
 import type { KubeList, KubeObject } from '../kube/object.ts';
 import type { ResourceClient } from '../kube/resource-client.ts';
+import { isTransientError } from '../kube/kube-client.ts';
 import type { Clock } from '../runtime/clock.ts';
-import { isTransient, retryDelayMs, type ResolvedRetryPolicy } from './retry-policy.ts';
+import { retryDelayMs, type ResolvedRetryPolicy } from './retry-policy.ts';
 
 /** Options of {@link storedObjects}. */
 export interface StoredObjectsOptions {
@@ -46,7 +47,7 @@ export async function* storedObjects(options: StoredObjectsOptions): AsyncGenera
         return await client.list({ limit: pageSize, ...(token ? { continue: token } : {}), ...(signal ? { signal } : {}) });
       } catch (err) {
         if (signal?.aborted) throw signal.reason ?? err;
-        if (!isTransient(err) || attempt >= retry.maxAttempts) throw err;
+        if (!isTransientError(err) || attempt >= retry.maxAttempts) throw err;
         await clock.sleep(retryDelayMs(err, attempt, retry), signal);
       }
     }

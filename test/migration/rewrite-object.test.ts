@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
-import { KubeRequestError } from '../../src/kube/kube-client.ts';
+import { isTransientError, KubeRequestError } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { realClock, type Clock } from '../../src/runtime/clock.ts';
 import { MigrationRefusedError } from '../../src/migration/migration-target.ts';
-import { isTransient, resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
+import { resolveRetryPolicy } from '../../src/migration/retry-policy.ts';
 import { rewriteObject, type RewriteContext } from '../../src/migration/rewrite-object.ts';
 
 const gr = { group: 'example.com', resource: 'gadgets' };
@@ -92,7 +92,7 @@ describe('rewriteObject', () => {
   });
 });
 
-describe('isTransient', () => {
+describe('isTransientError, as the migrator retries by it', () => {
   const status = (code: number): ApiStatusError => new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code });
   it.each<[string, unknown, boolean]>([
     ...[401, 408, 429, 500, 503, 504].map((code): [string, unknown, boolean] => [`HTTP ${code}`, status(code), true]),
@@ -101,6 +101,6 @@ describe('isTransient', () => {
     ['a refusal of the migrator', new MigrationRefusedError('CRD x: the storage version changed'), false],
     ['a bug', new TypeError('x is undefined'), false],
   ])('%s: %s', (_, err, transient) => {
-    expect(isTransient(err)).toBe(transient);
+    expect(isTransientError(err)).toBe(transient);
   });
 });
