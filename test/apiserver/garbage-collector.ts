@@ -51,13 +51,13 @@ export class GarbageCollector {
     storage.onChange((e) => this.#observe(e));
   }
 
-  /** Updates the graph from one change and marks what it concerns; schedules a pass when anything is. */
   /** Whether no stored object has `uid`, or the one that has it is being deleted. */
   #absentOrDeleting(uid: string): boolean {
     const at = this.#storage.byUid(uid);
     return at === undefined || this.#storage.get(at.gr, at.namespace, at.name)?.metadata.deletionTimestamp !== undefined;
   }
 
+  /** Updates the graph from one change and marks what it concerns; schedules a pass when anything is. */
   #observe(e: StoredEvent): void {
     const meta = e.object.metadata;
     const uid = meta.uid ?? '';
