@@ -112,26 +112,31 @@ export class RuntimeMetrics implements ControllerMetricsFactory {
     return { setLeader: (isLeader) => this.#leader.labels(name).set(isLeader ? 1 : 0) };
   }
 
-  readonly #restRequestsBound = new Map<string, { inc(): void }>();
-  readonly #restLatencyBound = new Map<string, { observe(value: number): void }>();
+  // The label sets are few (codes × methods × hosts): bound children are looked up, not hashed anew per request.
+  readonly #restRequestsBound = boundChildren((code: string, method: string, host: string) => this.#restRequests.labels(code, method, host));
+  readonly #restLatencyBound = boundChildren((method: string, host: string) => this.#restLatency.labels(method, host));
 
   /** Observer for `KubeClientOptions.onRequest`. */
   readonly restClientObserver = (o: RequestObservation): void => {
-    // The label sets are few (codes × methods × hosts): bound children are looked up, not hashed anew per request.
-    const requestsKey = `${o.code} ${o.method} ${o.host}`;
-    let requests = this.#restRequestsBound.get(requestsKey);
-    if (!requests) this.#restRequestsBound.set(requestsKey, (requests = this.#restRequests.labels(o.code, o.method, o.host)));
-    const latencyKey = `${o.method} ${o.host}`;
-    let latency = this.#restLatencyBound.get(latencyKey);
-    if (!latency) this.#restLatencyBound.set(latencyKey, (latency = this.#restLatency.labels(o.method, o.host)));
-    requests.inc();
-    latency.observe(o.durationSeconds);
+    this.#restRequestsBound(o.code, o.method, o.host).inc();
+    this.#restLatencyBound(o.method, o.host).observe(o.durationSeconds);
   };
 
   /** The exposition text (what `/metrics` serves). */
   async text(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/** `bind(...values)` (a metric's `labels()`), made once per distinct label values and looked up after. */
+function boundChildren<V extends string[], C>(bind: (...values: V) => C): (...values: V) => C {
+  const children = new Map<string, C>();
+  return (...values) => {
+    const key = values.join('\u0000');
+    let child = children.get(key);
+    if (child === undefined) children.set(key, (child = bind(...values)));
+    return child;
+  };
 }
 
 function workQueueMetrics(registers: Registry[]): WorkQueueMetricsProvider {
