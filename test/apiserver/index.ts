@@ -110,7 +110,7 @@ export interface TestApiServer {
   /** A static token for a user with the given groups (plus system:authenticated). */
   userToken(name: string, groups?: readonly string[]): string;
   readonly faults: FaultInjector;
-  readonly requestLog: { entries(): RequestLogEntry[]; count(match: (entry: Readonly<RequestLogEntry>) => boolean): number; clear(): void; onEntry(listener: (entry: Readonly<RequestLogEntry>) => void): () => void };
+  readonly requestLog: Pick<RequestLog, 'entries' | 'count' | 'clear' | 'onEntry'>;
   /** Drops every retained event: watches from an older resourceVersion get the 410 ERROR event. */
   compactHistory(): void;
   /** Ends every open watch stream. */

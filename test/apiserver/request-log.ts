@@ -14,6 +14,7 @@ export interface RequestLogEntry {
 
 /** A bounded log of requests (oldest dropped first). */
 export class RequestLog {
+  readonly #listeners = new Set<(entry: Readonly<RequestLogEntry>) => void>();
   #entries: RequestLogEntry[] = [];
   readonly #capacity: number;
 
@@ -32,8 +33,6 @@ export class RequestLog {
   identified(entry: Readonly<RequestLogEntry>): void {
     for (const listener of this.#listeners) listener(entry);
   }
-
-  readonly #listeners = new Set<(entry: Readonly<RequestLogEntry>) => void>();
 
   /**
    * Calls `listener` with each request once its user is known, before it is served, synchronously: a
