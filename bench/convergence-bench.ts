@@ -79,7 +79,6 @@ function span(writes: readonly RequestLogEntry[]): number {
   return Math.max(...times) - Math.min(...times);
 }
 
-
 /** CPU time (user + system) a process used so far, from /proc/<pid>/stat. */
 function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
