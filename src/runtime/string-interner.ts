@@ -31,8 +31,9 @@ export interface StringInternerOptions {
    */
   readonly skipKeys?: readonly string[];
   /**
-   * Largest subtree (objects and arrays, measured as the length of its JSON text) shared between equal
-   * occurrences; `0` shares strings only. Larger subtrees hold per-object values and rarely repeat.
+   * Largest subtree (objects and arrays, measured as the length of its JSON text, escapes aside)
+   * shared between equal occurrences; `0` shares strings only. Larger subtrees hold per-object values
+   * and rarely repeat.
    * @default 256
    */
   readonly maxTreeLength?: number;
@@ -48,15 +49,18 @@ export interface StringInternerOptions {
 /** Replaces string values and small subtrees in JSON-shaped objects by a shared copy. */
 export class StringInterner {
   readonly #seen = new Map<string, string>();
-  readonly #trees = new Map<string, unknown>();
-  readonly #quoted = new Map<string, string>();
+  /** The shared subtrees by the hash of their content (a bucket per hash: hashes may collide). */
+  readonly #trees = new Map<number, object[]>();
+  #treeCount = 0;
   readonly #maxLength: number;
   readonly #maxEntries: number;
   readonly #maxTreeLength: number;
   readonly #maxTrees: number;
   readonly #skip: ReadonlySet<string>;
-  /** The JSON text of the value {@link #walk} returned last, or undefined when longer than maxTreeLength. */
-  #key: string | undefined;
+  /** The JSON length of the value {@link #walk} returned last (escapes aside), Infinity when longer than maxTreeLength. */
+  #size = 0;
+  /** The content hash of the value {@link #walk} returned last, when #size is finite. */
+  #hash = 0;
 
   constructor(options: StringInternerOptions = {}) {
     this.#maxLength = options.maxLength ?? 256;
@@ -73,7 +77,7 @@ export class StringInterner {
 
   /** Distinct subtrees remembered. */
   get trees(): number {
-    return this.#trees.size;
+    return this.#treeCount;
   }
 
   /** Interns one string. */
@@ -95,59 +99,104 @@ export class StringInterner {
     return this.#walk(value, false) as T;
   }
 
+  /**
+   * Interns below `node` children first; a small subtree is then looked up by a hash of its content
+   * and compared with the shared ones of that hash mostly by the identity of its (already shared)
+   * children. No text of it is built: building each subtree's JSON text as its key cost more than
+   * the interning itself.
+   */
   #walk(node: unknown, skip: boolean): unknown {
     if (typeof node === 'string') {
       const out = skip ? node : this.intern(node);
-      this.#key = this.#maxTreeLength > 0 && node.length < this.#maxTreeLength ? JSON.stringify(node) : undefined;
+      this.#size = node.length < this.#maxTreeLength ? node.length + 2 : Infinity;
+      if (this.#size !== Infinity) this.#hash = stringHash(node, STRING_SEED);
       return out;
     }
     if (typeof node !== 'object' || node === null) {
-      this.#key = String(node);
+      const text = String(node);
+      this.#size = text.length;
+      this.#hash = stringHash(text, PRIMITIVE_SEED);
       return node;
     }
-    let key: string | undefined;
+    // The JSON text's length: brackets, separators, quoted names and colons, and the values'.
+    let size = 1;
+    let hash: number;
     if (Array.isArray(node)) {
-      key = '[';
+      hash = ARRAY_SEED;
       for (let i = 0; i < node.length; i++) {
         node[i] = this.#walk(node[i], false);
-        key = this.#extend(key, i === 0 ? '' : ',', this.#key);
+        size += (i === 0 ? 0 : 1) + this.#size;
+        hash = mix(hash, this.#hash);
       }
-      key = this.#extend(key, '', ']');
     } else {
+      hash = OBJECT_SEED;
       const record = node as Record<string, unknown>;
-      key = '{';
       let first = true;
       for (const name in record) {
         record[name] = this.#walk(record[name], this.#skip.has(name));
-        key = this.#extend(key, first ? '' : ',', this.#key === undefined ? undefined : `${this.#quote(name)}:${this.#key}`);
+        size += (first ? 0 : 1) + name.length + 3 + this.#size;
+        hash = mix(mix(hash, stringHash(name, STRING_SEED)), this.#hash);
         first = false;
       }
-      key = this.#extend(key, '', '}');
     }
-    this.#key = key;
-    if (key === undefined) return node;
-    const known = this.#trees.get(key);
+    size += 1;
+    if (size > this.#maxTreeLength) {
+      this.#size = Infinity;
+      return node;
+    }
+    this.#size = size;
+    this.#hash = hash;
+    const known = this.#trees.get(hash)?.find((tree) => sameTree(tree, node));
     if (known !== undefined) return known;
-    if (this.#trees.size >= this.#maxTrees) this.#trees.clear();
-    this.#trees.set(key, node);
+    if (this.#treeCount >= this.#maxTrees) {
+      this.#trees.clear();
+      this.#treeCount = 0;
+    }
+    const bucket = this.#trees.get(hash);
+    if (bucket) bucket.push(node);
+    else this.#trees.set(hash, [node]);
+    this.#treeCount++;
     return node;
   }
+}
 
-  /** `JSON.stringify(name)` of a property name, remembered: names repeat from object to object. */
-  #quote(text: string): string {
-    let quoted = this.#quoted.get(text);
-    if (quoted === undefined) {
-      quoted = JSON.stringify(text);
-      if (this.#quoted.size >= this.#maxTrees) this.#quoted.clear();
-      this.#quoted.set(text, quoted);
-    }
-    return quoted;
-  }
+const STRING_SEED = 0x811c9dc5;
+const PRIMITIVE_SEED = 0x050c5d1f;
+const ARRAY_SEED = 0x2c1b3c6d;
+const OBJECT_SEED = 0x297a2d39;
 
-  /** `key + separator + part`, or undefined once too long for a shared subtree (or a part is). */
-  #extend(key: string | undefined, separator: string, part: string | undefined): string | undefined {
-    if (key === undefined || part === undefined) return undefined;
-    const next = key + separator + part;
-    return next.length <= this.#maxTreeLength ? next : undefined;
+/** FNV-1a over UTF-16 code units. */
+function stringHash(text: string, seed: number): number {
+  let hash = seed;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
+function mix(hash: number, value: number): number {
+  return Math.imul(hash ^ value, 0x01000193);
+}
+
+/**
+ * Whether two JSON values are equal: the same names in the same order and equal values. Children are
+ * mostly interned already (equal strings and equal small subtrees are the same values), so the
+ * identity check ends most comparisons at once; only a child shared before the table started afresh
+ * is compared in depth. A subtree with a child larger than maxTreeLength is never compared (it is
+ * larger than maxTreeLength too).
+ */
+function sameTree(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameTree(a[i], b[i])) return false;
+    return true;
   }
+  const names = Object.keys(a);
+  const other = Object.keys(b);
+  if (names.length !== other.length) return false;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (name !== other[i] || !sameTree((a as Record<string, unknown>)[name], (b as Record<string, unknown>)[name])) return false;
+  }
+  return true;
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compactHeap } from '../../src/runtime/heap.ts';
 import { StringInterner } from '../../src/runtime/string-interner.ts';
@@ -98,5 +99,48 @@ describe('StringInterner subtree sharing', () => {
     const a = interner.internDeep({ x: { drop: ['ALL'] } });
     const b = interner.internDeep({ x: { drop: ['ALL'] } });
     expect(b.x).toBe(a.x);
+  });
+
+  it('shares only equal subtrees: names in the same order, strings apart from numbers, skipped strings by their text', () => {
+    const interner = new StringInterner();
+    const a = interner.internDeep({ x: { p: 1, q: 2 }, y: { p: '1' }, z: { name: 'a' } });
+    const b = interner.internDeep({ x: { q: 2, p: 1 }, y: { p: 1 }, z: { name: 'b' } });
+    const c = interner.internDeep({ x: { q: 2, p: 1 }, y: { p: 1 }, z: { name: 'b' } });
+    expect(b).toEqual({ x: { q: 2, p: 1 }, y: { p: 1 }, z: { name: 'b' } });
+    expect(Object.keys(b.x)).toEqual(['q', 'p']);
+    expect([b.x, b.y, b.z]).not.toContain(a.x);
+    expect(b.y).not.toBe(a.y);
+    expect(b.z).not.toBe(a.z);
+    expect([c.x, c.y, c.z]).toEqual([b.x, b.y, b.z]);
+    expect(c.x).toBe(b.x);
+    expect(c.z).toBe(b.z);
+  });
+
+  it('tells apart subtrees whose content hashes collide', () => {
+    // "v7pwu" and "ve5fa" have the same 32-bit FNV-1a hash, so these subtrees have the same hash too.
+    const interner = new StringInterner();
+    const a = interner.internDeep({ x: { k: 'v7pwu' } });
+    const b = interner.internDeep({ x: { k: 've5fa' } });
+    const c = interner.internDeep({ x: { k: 've5fa' } });
+    expect(b.x).toEqual({ k: 've5fa' });
+    expect(b.x).not.toBe(a.x);
+    expect(c.x).toBe(b.x);
+  });
+
+  it('returns a value equal to any JSON value it is given, whatever was interned before (seeded)', () => {
+    // Small tables, so that both start afresh often; a few leaves, so that equal subtrees recur.
+    const leaf = fc.oneof(fc.constantFrom('a', 'b', '1', 'name', ''), fc.constantFrom(0, 1, -1, 1.5), fc.boolean(), fc.constant(null));
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 3 }),
+      object: fc.dictionary(fc.constantFrom('name', 'p', 'q', '0', 'uid'), tie('value'), { maxKeys: 3 }),
+    })).value;
+    fc.assert(fc.property(fc.array(json, { minLength: 1, maxLength: 20 }), fc.integer({ min: 1, max: 8 }), (values, maxTrees) => {
+      const interner = new StringInterner({ maxTrees, maxEntries: 4, maxTreeLength: 40 });
+      for (const value of values) {
+        const text = JSON.stringify(value);
+        expect(JSON.stringify(interner.internDeep(JSON.parse(text)))).toBe(text);
+      }
+    }), { seed: 20261130, numRuns: 300 });
   });
 });
