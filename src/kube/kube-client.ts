@@ -137,6 +137,7 @@ class OneServerHttpsAgent extends https.Agent {
 export class KubeClient {
   readonly config: KubeConfig;
   readonly #base: URL;
+  readonly #endpoint: Pick<https.RequestOptions, 'protocol' | 'hostname' | 'port'>;
   readonly #agent: http.Agent;
   readonly #timeoutMs: number;
   readonly #beforeWrite: ((method: string, path: string) => void) | undefined;
@@ -147,6 +148,8 @@ export class KubeClient {
   constructor(options: KubeClientOptions) {
     this.config = options.config;
     this.#base = new URL(options.config.server);
+    // hostname without the brackets of an IPv6 literal, as Node's own URL-to-options conversion does.
+    this.#endpoint = { protocol: this.#base.protocol, hostname: this.#base.hostname.replace(/^\[(.*)\]$/, '$1'), port: this.#base.port || undefined };
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#beforeWrite = options.beforeWrite;
     this.#onRequest = options.onRequest;
@@ -204,22 +207,24 @@ export class KubeClient {
   async #send(method: string, path: string, options: KubeRequestOptions, accept: string): Promise<IncomingMessage> {
     method = method.toUpperCase();
     if (method !== 'GET' && method !== 'HEAD') this.#beforeWrite?.(method, path);
-    const url = new URL(path, this.#base);
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, String(v));
+    const search = query.size > 0 ? `?${query}` : '';
     const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     const headers: Record<string, string> = { Accept: accept, 'User-Agent': this.#userAgent };
     if (body !== undefined) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
-    const reqOptions: https.RequestOptions = { method, headers, agent: this.#agent };
+    // Host and port as options, not a URL per request: Node parses and copies a URL for every request.
+    const reqOptions: https.RequestOptions = { ...this.#endpoint, path: `${path}${search}`, method, headers, agent: this.#agent };
     await this.config.authenticate(reqOptions);
-    const lib = url.protocol === 'https:' ? https : http;
+    const lib = this.#base.protocol === 'https:' ? https : http;
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const started = performance.now();
-    const host = url.host;
+    const host = this.#base.host;
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = lib.request(url, reqOptions);
+      const req = lib.request(reqOptions);
       // At once: a request failed before it is sent (a signal already aborted) is destroyed below, and
       // its 'error' (socket hang up) must not reach the process as an uncaught exception.
       req.on('error', (err) => fail(err.message, err));
@@ -234,7 +239,7 @@ export class KubeClient {
         if (settled) return;
         finish('<error>');
         req.destroy();
-        reject(new KubeRequestError(`${method} ${url.pathname}: ${message}`, cause === undefined ? undefined : { cause }));
+        reject(new KubeRequestError(`${method} ${path}: ${message}`, cause === undefined ? undefined : { cause }));
       };
       const timer = this.#clock.setTimeout(() => fail(`timed out after ${timeoutMs} ms`), timeoutMs);
       const onAbort = (): void => fail('aborted', options.signal?.reason);
@@ -259,9 +264,9 @@ export class KubeClient {
           return;
         }
         if (code === 401) this.config.invalidateToken();
-        this.#readBodyWithin(res, `${method} ${url.pathname}`, timeoutMs).then(
+        this.#readBodyWithin(res, `${method} ${path}`, timeoutMs).then(
           (text) => reject(statusErrorFromResponse(code, text, headerValue(res.headers['retry-after']))),
-          (err: unknown) => reject(new KubeRequestError(`${method} ${url.pathname}: HTTP ${code}, body unreadable`, { cause: err })),
+          (err: unknown) => reject(new KubeRequestError(`${method} ${path}: HTTP ${code}, body unreadable`, { cause: err })),
         );
       });
       req.end(body);

@@ -61,6 +61,20 @@ describe('KubeClient', () => {
     expect(seen[0]?.headers.authorization).toBe('Bearer t0k3n');
   });
 
+  it('reaches a server named by an IPv6 literal, with the Host header of its URL', async () => {
+    const v6 = createServer((req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ host: req.headers.host, url: req.url })));
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
+    const server6 = `http://[::1]:${(v6.address() as AddressInfo).port}`;
+    const c = new KubeClient({ config: new KubeConfig({ server: server6 }) });
+    try {
+      expect(await c.request('GET', '/version', { query: { a: 'b c' } })).toEqual({ host: server6.slice('http://'.length), url: '/version?a=b+c' });
+    } finally {
+      c.close();
+      v6.closeAllConnections();
+      await new Promise((resolve) => v6.close(resolve));
+    }
+  });
+
   it('reads a rotated token file again right after a 401 instead of waiting for the refresh period', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'token-'));
     writeFileSync(join(dir, 'token'), 'expired\n');
