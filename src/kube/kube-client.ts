@@ -161,7 +161,10 @@ export class KubeClient {
       : new http.Agent({ keepAlive: true, maxSockets });
   }
 
-  /** Sends a request and parses the JSON answer; non-2xx answers throw {@link ApiStatusError}. */
+  /**
+   * Sends a request and parses the JSON answer; non-2xx answers throw {@link ApiStatusError}. `path` is
+   * the API path alone (`/apis/batch/v1/…`): the query string comes from `options.query`.
+   */
   async request<T>(method: string, path: string, options: KubeRequestOptions = {}): Promise<T> {
     const res = await this.#send(method, path, options, 'application/json');
     const text = await this.#readBodyWithin(res, `${method.toUpperCase()} ${path}`, options.timeoutMs ?? this.#timeoutMs);
