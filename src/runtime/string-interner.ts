@@ -153,12 +153,20 @@ export class StringInterner {
       this.#treeCount = 0;
     }
     const bucket = this.#trees.get(hash);
+    if (bucket && bucket.length >= MAX_BUCKET) return node;
     if (bucket) bucket.push(node);
     else this.#trees.set(hash, [node]);
     this.#treeCount++;
     return node;
   }
 }
+
+/**
+ * Subtrees kept per hash. FNV-1a collisions are easy to make on purpose (two colliding strings, and
+ * any concatenation of such pairs collides too), and label values are users' input: past this, equal
+ * hashes are not shared, so that no lookup becomes a scan of the whole table.
+ */
+const MAX_BUCKET = 8;
 
 const STRING_SEED = 0x811c9dc5;
 const PRIMITIVE_SEED = 0x050c5d1f;

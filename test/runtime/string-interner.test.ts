@@ -127,6 +127,20 @@ describe('StringInterner subtree sharing', () => {
     expect(c.x).toBe(b.x);
   });
 
+  it('keeps at most 8 subtrees per hash, so that crafted collisions cannot turn a lookup into a scan', () => {
+    // Each pair collides from the hash state the pairs before it leave (found by brute force), so any
+    // choice of one piece per pair makes the same hash: 2^4 = 16 distinct strings.
+    const pairs = [['v7pwu', 've5fa'], ['v11uzx', 'v1c2ad'], ['v76wu', 'vawfa'], ['v11uzx', 'v1c2ad']];
+    const colliding = pairs.reduce<string[]>((all, pair) => all.flatMap((s) => pair.map((piece) => s + piece)), ['']);
+    expect(new Set(colliding).size).toBe(16);
+    const interner = new StringInterner();
+    const interned = colliding.map((text) => interner.internDeep({ x: { k: text } }));
+    expect(interned.map((o) => o.x.k)).toEqual(colliding);
+    // 8 inner subtrees and 8 outer ones: the outer subtrees' hashes collide as well.
+    expect(interner.trees).toBe(16);
+    expect(interner.internDeep({ x: { k: colliding[0]! } }).x).toBe(interned[0]!.x);
+  });
+
   it('returns a value equal to any JSON value it is given, whatever was interned before (seeded)', () => {
     // Small tables, so that both start afresh often; a few leaves, so that equal subtrees recur.
     const leaf = fc.oneof(fc.constantFrom('a', 'b', '1', 'name', ''), fc.constantFrom(0, 1, -1, 1.5), fc.boolean(), fc.constant(null));
