@@ -133,11 +133,23 @@ class OneServerHttpsAgent extends https.Agent {
   }
 }
 
+/** Where a request goes, as `http.request` options. */
+export type RequestEndpoint = Pick<https.RequestOptions, 'protocol' | 'hostname' | 'port'>;
+
+/**
+ * The request options naming the API server of `server`: the hostname without the brackets of an IPv6
+ * literal and no port for the protocol's default, as Node's own URL-to-options conversion gives them.
+ */
+export function requestEndpoint(server: URL): RequestEndpoint {
+  const hostname = server.hostname.startsWith('[') ? server.hostname.slice(1, -1) : server.hostname;
+  return { protocol: server.protocol, hostname, ...(server.port ? { port: server.port } : {}) };
+}
+
 /** The Kubernetes REST client. */
 export class KubeClient {
   readonly config: KubeConfig;
   readonly #base: URL;
-  readonly #endpoint: Pick<https.RequestOptions, 'protocol' | 'hostname' | 'port'>;
+  readonly #endpoint: RequestEndpoint;
   readonly #agent: http.Agent;
   readonly #timeoutMs: number;
   readonly #beforeWrite: ((method: string, path: string) => void) | undefined;
@@ -148,8 +160,7 @@ export class KubeClient {
   constructor(options: KubeClientOptions) {
     this.config = options.config;
     this.#base = new URL(options.config.server);
-    // hostname without the brackets of an IPv6 literal, as Node's own URL-to-options conversion does.
-    this.#endpoint = { protocol: this.#base.protocol, hostname: this.#base.hostname.replace(/^\[(.*)\]$/, '$1'), port: this.#base.port || undefined };
+    this.#endpoint = requestEndpoint(this.#base);
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#beforeWrite = options.beforeWrite;
     this.#onRequest = options.onRequest;

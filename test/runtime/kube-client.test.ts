@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiStatusError, isConflict, statusErrors } from '../../src/kube/api-status-error.ts';
-import { gateWrites, KubeClient, KubeRequestError, type RequestObservation } from '../../src/kube/kube-client.ts';
+import { gateWrites, KubeClient, KubeRequestError, requestEndpoint, type RequestObservation } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/object.ts';
 import { ResourceClient } from '../../src/kube/resource-client.ts';
@@ -61,18 +61,13 @@ describe('KubeClient', () => {
     expect(seen[0]?.headers.authorization).toBe('Bearer t0k3n');
   });
 
-  it('reaches a server named by an IPv6 literal, with the Host header of its URL', async () => {
-    const v6 = createServer((req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ host: req.headers.host, url: req.url })));
-    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
-    const server6 = `http://[::1]:${(v6.address() as AddressInfo).port}`;
-    const c = new KubeClient({ config: new KubeConfig({ server: server6 }) });
-    try {
-      expect(await c.request('GET', '/version', { query: { a: 'b c' } })).toEqual({ host: server6.slice('http://'.length), url: '/version?a=b+c' });
-    } finally {
-      c.close();
-      v6.closeAllConnections();
-      await new Promise((resolve) => v6.close(resolve));
-    }
+  it.each<[string, object]>([
+    ['https://[fd00::1]:6443', { protocol: 'https:', hostname: 'fd00::1', port: '6443' }],
+    ['https://[::1]', { protocol: 'https:', hostname: '::1' }],
+    ['https://10.96.0.1:443', { protocol: 'https:', hostname: '10.96.0.1' }],
+    ['http://api.example:8080', { protocol: 'http:', hostname: 'api.example', port: '8080' }],
+  ])('sends the requests for %s to %j', (server, endpoint) => {
+    expect(requestEndpoint(new URL(server))).toEqual(endpoint);
   });
 
   it('reads a rotated token file again right after a 401 instead of waiting for the refresh period', async () => {
