@@ -148,8 +148,10 @@ export function requestEndpoint(server: URL): RequestEndpoint {
 /** The Kubernetes REST client. */
 export class KubeClient {
   readonly config: KubeConfig;
-  readonly #base: URL;
   readonly #endpoint: RequestEndpoint;
+  /** `host[:port]` of the API server, for the request metrics. */
+  readonly #host: string;
+  readonly #http: typeof http | typeof https;
   readonly #agent: http.Agent;
   readonly #timeoutMs: number;
   readonly #beforeWrite: ((method: string, path: string) => void) | undefined;
@@ -159,15 +161,17 @@ export class KubeClient {
 
   constructor(options: KubeClientOptions) {
     this.config = options.config;
-    this.#base = new URL(options.config.server);
-    this.#endpoint = requestEndpoint(this.#base);
+    const server = new URL(options.config.server);
+    this.#endpoint = requestEndpoint(server);
+    this.#host = server.host;
+    this.#http = server.protocol === 'https:' ? https : http;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#beforeWrite = options.beforeWrite;
     this.#onRequest = options.onRequest;
     this.#userAgent = options.userAgent ?? 'backupschedule-operator';
     this.#clock = options.clock ?? realClock;
     const maxSockets = options.maxSockets ?? 32;
-    this.#agent = this.#base.protocol === 'https:'
+    this.#agent = this.#http === https
       ? new OneServerHttpsAgent({ keepAlive: true, maxSockets, ...options.config.tlsOptions() })
       : new http.Agent({ keepAlive: true, maxSockets });
   }
@@ -221,9 +225,7 @@ export class KubeClient {
   async #send(method: string, path: string, options: KubeRequestOptions, accept: string): Promise<IncomingMessage> {
     method = method.toUpperCase();
     if (method !== 'GET' && method !== 'HEAD') this.#beforeWrite?.(method, path);
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, String(v));
-    const search = query.size > 0 ? `?${query}` : '';
+    const search = options.query ? searchOf(options.query) : '';
     const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     const headers: Record<string, string> = { Accept: accept, 'User-Agent': this.#userAgent };
     if (body !== undefined) {
@@ -233,12 +235,10 @@ export class KubeClient {
     // Host and port as options, not a URL per request: Node parses and copies a URL for every request.
     const reqOptions: https.RequestOptions = { ...this.#endpoint, path: `${path}${search}`, method, headers, agent: this.#agent };
     await this.config.authenticate(reqOptions);
-    const lib = this.#base.protocol === 'https:' ? https : http;
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const started = performance.now();
-    const host = this.#base.host;
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = lib.request(reqOptions);
+      const req = this.#http.request(reqOptions);
       // At once: a request failed before it is sent (a signal already aborted) is destroyed below, and
       // its 'error' (socket hang up) must not reach the process as an uncaught exception.
       req.on('error', (err) => fail(err.message, err));
@@ -247,7 +247,7 @@ export class KubeClient {
         settled = true;
         this.#clock.clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
-        this.#onRequest?.({ method, host, code, durationSeconds: (performance.now() - started) / 1000 });
+        this.#onRequest?.({ method, host: this.#host, code, durationSeconds: (performance.now() - started) / 1000 });
       };
       const fail = (message: string, cause?: unknown): void => {
         if (settled) return;
@@ -286,6 +286,13 @@ export class KubeClient {
       req.end(body);
     });
   }
+}
+
+/** `?a=1&b=2` of the defined parameters (`URLSearchParams`' encoding), or '' when there are none. */
+function searchOf(query: QueryParams): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  return params.size > 0 ? `?${params}` : '';
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
