@@ -146,16 +146,17 @@ export class StringInterner {
     }
     this.#size = size;
     this.#hash = hash;
-    const known = this.#trees.get(hash)?.find((tree) => sameTree(tree, node));
+    let bucket = this.#trees.get(hash);
+    const known = bucket?.find((tree) => sameTree(tree, node));
     if (known !== undefined) return known;
     if (this.#treeCount >= this.#maxTrees) {
       this.#trees.clear();
       this.#treeCount = 0;
+      bucket = undefined;
     }
-    const bucket = this.#trees.get(hash);
-    if (bucket && bucket.length >= MAX_BUCKET) return node;
-    if (bucket) bucket.push(node);
-    else this.#trees.set(hash, [node]);
+    if (!bucket) this.#trees.set(hash, (bucket = []));
+    else if (bucket.length >= MAX_BUCKET) return node;
+    bucket.push(node);
     this.#treeCount++;
     return node;
   }
