@@ -288,11 +288,27 @@ export class KubeClient {
   }
 }
 
-/** `?a=1&b=2` of the defined parameters (`URLSearchParams`' encoding), or '' when there are none. */
-function searchOf(query: QueryParams): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-  return params.size > 0 ? `?${params}` : '';
+/**
+ * `?a=1&b=2` of the defined parameters, or '' when there are none; escaped as client-go escapes them
+ * (Go's `url.QueryEscape`). Not `URLSearchParams`: its constructor cost ~4 µs per request in a fresh
+ * controller, a twentieth of its CPU while 1,000 new schedules converge.
+ */
+export function searchOf(query: QueryParams): string {
+  let search = '';
+  for (const key of Object.keys(query)) {
+    const value = query[key];
+    if (value !== undefined) search += `${search === '' ? '?' : '&'}${queryEscape(key)}=${queryEscape(String(value))}`;
+  }
+  return search;
+}
+
+/** What `encodeURIComponent` leaves that Go's `QueryEscape` escapes, and the space it writes as `+`. */
+const GO_ESCAPED = /[!'()*]|%20/g;
+
+/** Go's `url.QueryEscape` (letters, digits and `-_.~` stay; space is `+`); a lone surrogate becomes U+FFFD, as in `URLSearchParams`. */
+function queryEscape(text: string): string {
+  const escaped = encodeURIComponent(text.toWellFormed());
+  return escaped.replace(GO_ESCAPED, (c) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiStatusError, isConflict, statusErrors } from '../../src/kube/api-status-error.ts';
-import { gateWrites, KubeClient, KubeRequestError, requestEndpoint, type RequestObservation } from '../../src/kube/kube-client.ts';
+import { gateWrites, KubeClient, KubeRequestError, requestEndpoint, searchOf, type RequestObservation } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/object.ts';
 import { ResourceClient } from '../../src/kube/resource-client.ts';
@@ -59,6 +60,27 @@ describe('KubeClient', () => {
     expect(list.metadata.resourceVersion).toBe('7');
     expect(seen[0]?.url).toBe('/apis/batch/v1/namespaces/ns/cronjobs?limit=500&continue=tok&labelSelector=a%3Db%2Cc+in+%28d%29');
     expect(seen[0]?.headers.authorization).toBe('Bearer t0k3n');
+  });
+
+  it.each<[Record<string, string | number | boolean | undefined>, string]>([
+    // What Go's url.Values.Encode (client-go) sends for the same values.
+    [{ labelSelector: "a=b,c in (d)!*'~", limit: 500 }, "?labelSelector=a%3Db%2Cc+in+%28d%29%21%2A%27~&limit=500"],
+    [{ continue: 'eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ+/=', watch: true }, '?continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%2B%2F%3D&watch=true'],
+    [{ fieldManager: 'backupschedule-operator', dryRun: undefined }, '?fieldManager=backupschedule-operator'],
+    [{ 'ü k': 'é\u{1F600}' }, '?%C3%BC+k=%C3%A9%F0%9F%98%80'],
+    [{ dryRun: undefined }, ''],
+  ])('writes the query %j as %s', (query, search) => {
+    expect(searchOf(query)).toBe(search);
+  });
+
+  it('writes any query so that a server parsing it gets back the same parameters', () => {
+    // Lone surrogates included: they cannot be sent as such and arrive as U+FFFD, as with URLSearchParams.
+    const unit = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('\uD800', '\uDFFF', ' ', '+', '%', '&', '='));
+    const text = fc.string({ unit, maxLength: 12 });
+    fc.assert(fc.property(fc.dictionary(text, fc.oneof(text, fc.integer(), fc.boolean())), (query) => {
+      const parsed = [...new URLSearchParams(searchOf(query).slice(1))];
+      expect(parsed).toEqual(Object.entries(query).map(([k, v]) => [k.toWellFormed(), String(v).toWellFormed()]));
+    }), { seed: 20261130, numRuns: 500 });
   });
 
   it.each<[string, object]>([
