@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiStatusError, isConflict, statusErrors } from '../../src/kube/api-status-error.ts';
-import { gateWrites, KubeClient, KubeRequestError, requestEndpoint, searchOf, type RequestObservation } from '../../src/kube/kube-client.ts';
+import { gateWrites, isTransientError, KubeClient, KubeRequestError, requestEndpoint, searchOf, type RequestObservation } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/object.ts';
 import { ResourceClient } from '../../src/kube/resource-client.ts';
@@ -190,6 +190,26 @@ describe('KubeClient', () => {
     const err = await pending;
     expect(err).toBeInstanceOf(KubeRequestError);
     expect((err as Error).message).toBe('GET /api/v1/pods: body timed out after 5000 ms');
+  });
+
+  it('fails a request whose body is cut off by the connection with a transient error', async () => {
+    respond = (_q, _b, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' }).write('{"items":[');
+      setImmediate(() => res.socket?.destroy());
+    };
+    const err = await client().request('GET', '/api/v1/pods').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeRequestError);
+    expect((err as Error).message).toBe('GET /api/v1/pods: body failed: aborted');
+    expect(isTransientError(err)).toBe(true);
+  });
+
+  it('fails a request aborted while its body arrives, without waiting for the body', async () => {
+    respond = (_q, _b, res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"items":[');
+    const abort = new AbortController();
+    const pending = client({ onRequest: () => setImmediate(() => abort.abort()) }).request('GET', '/api/v1/pods', { signal: abort.signal }).catch((e: unknown) => e);
+    const err = await pending;
+    expect(err).toBeInstanceOf(KubeRequestError);
+    expect((err as Error).message).toBe('GET /api/v1/pods: connection closed before the body ended');
   });
 
   it('reports every request to the observer with method, host and code', async () => {
