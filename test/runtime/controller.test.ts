@@ -179,8 +179,10 @@ describe('Controller', () => {
     const sink = new Writable({ write(chunk, _enc, cb) { lines.push(JSON.parse(String(chunk)) as Record<string, unknown>); cb(); } });
     const ids: string[] = [];
     const { controller } = setup(async (ctx) => {
-      ids.push(ctx.reconcileId);
+      // Either may be asked for first (both are made lazily); the ID stays the same within a reconcile.
+      if (ctx.name === 'a') ids.push(ctx.reconcileId);
       ctx.logger.info('reconciling');
+      if (ctx.name === 'b') ids.push(ctx.reconcileId);
     }, { logger: pino({ level: 'info' }, sink) });
     controller.queue.add('ns/a');
     controller.queue.add('ns/b');
