@@ -46,9 +46,24 @@ export interface StringInternerOptions {
   readonly maxTrees?: number;
 }
 
+/** A remembered string value: its shared copy and its content hash. */
+interface Interned {
+  readonly value: string;
+  readonly hash: number;
+}
+
+/** A property name seen before: its content hash, and whether its values are not worth remembering. */
+interface PropertyName {
+  readonly hash: number;
+  readonly skipsValue: boolean;
+}
+
 /** Replaces string values and small subtrees in JSON-shaped objects by a shared copy. */
 export class StringInterner {
-  readonly #seen = new Map<string, string>();
+  /** Remembered string values, each with its hash computed once. */
+  readonly #seen = new Map<string, Interned>();
+  /** Property names seen, likewise (bounded as #seen is: the names in a map come from users). */
+  readonly #names = new Map<string, PropertyName>();
   /** The shared subtrees by the hash of their content (a bucket per hash: hashes may collide). */
   readonly #trees = new Map<number, object[]>();
   #treeCount = 0;
@@ -82,12 +97,7 @@ export class StringInterner {
 
   /** Interns one string. */
   intern(value: string): string {
-    if (value.length > this.#maxLength) return value;
-    const known = this.#seen.get(value);
-    if (known !== undefined) return known;
-    if (this.#seen.size >= this.#maxEntries) this.#seen.clear();
-    this.#seen.set(value, value);
-    return value;
+    return this.#remember(value)?.value ?? value;
   }
 
   /**
@@ -99,53 +109,99 @@ export class StringInterner {
     return this.#walk(value, false) as T;
   }
 
+  /** The entry of `value` (remembered now if new), or undefined when it is longer than maxLength. */
+  #remember(value: string): Interned | undefined {
+    if (value.length > this.#maxLength) return undefined;
+    const known = this.#seen.get(value);
+    if (known !== undefined) return known;
+    if (this.#seen.size >= this.#maxEntries) this.#seen.clear();
+    const entry: Interned = { value, hash: stringHash(value, STRING_SEED) };
+    this.#seen.set(value, entry);
+    return entry;
+  }
+
+  #propertyName(name: string): PropertyName {
+    const known = this.#names.get(name);
+    if (known !== undefined) return known;
+    if (this.#names.size >= this.#maxEntries) this.#names.clear();
+    const entry: PropertyName = { hash: stringHash(name, STRING_SEED), skipsValue: this.#skip.has(name) };
+    this.#names.set(name, entry);
+    return entry;
+  }
+
   /**
    * Interns below `node` children first; a small subtree is then looked up by a hash of its content
    * and compared with the shared ones of that hash mostly by the identity of its (already shared)
    * children. No text of it is built: building each subtree's JSON text as its key cost more than
-   * the interning itself.
+   * the interning itself. One small method per kind of node: a single walker over every shape was
+   * optimized, deoptimized and optimized again by V8 a dozen times while a fresh controller converged
+   * 1,000 schedules (~40 ms of compiling).
    */
   #walk(node: unknown, skip: boolean): unknown {
-    if (typeof node === 'string') {
-      const out = skip ? node : this.intern(node);
-      this.#size = node.length < this.#maxTreeLength ? node.length + 2 : Infinity;
-      if (this.#size !== Infinity) this.#hash = stringHash(node, STRING_SEED);
-      return out;
-    }
+    if (typeof node === 'string') return this.#walkString(node, skip);
     if (typeof node !== 'object' || node === null) {
-      const text = String(node);
-      this.#size = text.length;
-      this.#hash = stringHash(text, PRIMITIVE_SEED);
+      this.#walkPrimitive(node);
       return node;
     }
-    // The JSON text's length: brackets, separators, quoted names and colons, and the values'.
-    let size = 1;
-    let hash: number;
-    if (Array.isArray(node)) {
-      hash = ARRAY_SEED;
-      for (let i = 0; i < node.length; i++) {
-        node[i] = this.#walk(node[i], false);
-        size += (i === 0 ? 0 : 1) + this.#size;
-        hash = mix(hash, this.#hash);
-      }
-    } else {
-      hash = OBJECT_SEED;
-      const record = node as Record<string, unknown>;
-      let first = true;
-      for (const name in record) {
-        record[name] = this.#walk(record[name], this.#skip.has(name));
-        size += (first ? 0 : 1) + name.length + 3 + this.#size;
-        hash = mix(mix(hash, stringHash(name, STRING_SEED)), this.#hash);
-        first = false;
-      }
-    }
-    size += 1;
+    const size = Array.isArray(node) ? this.#walkArray(node) : this.#walkRecord(node as Record<string, unknown>);
     if (size > this.#maxTreeLength) {
       this.#size = Infinity;
       return node;
     }
     this.#size = size;
+    return this.#share(node);
+  }
+
+  #walkString(text: string, skip: boolean): string {
+    // A value that is unique per object is hashed but not remembered.
+    const entry = skip ? undefined : this.#remember(text);
+    if (text.length >= this.#maxTreeLength) {
+      this.#size = Infinity;
+    } else {
+      this.#size = text.length + 2;
+      this.#hash = entry ? entry.hash : stringHash(text, STRING_SEED);
+    }
+    return entry ? entry.value : text;
+  }
+
+  #walkPrimitive(value: unknown): void {
+    const text = String(value);
+    this.#size = text.length;
+    this.#hash = stringHash(text, PRIMITIVE_SEED);
+  }
+
+  /** Walks the items (replacing them in place); sets #hash, returns the JSON length. */
+  #walkArray(items: unknown[]): number {
+    let size = 1;
+    let hash = ARRAY_SEED;
+    for (let i = 0; i < items.length; i++) {
+      items[i] = this.#walk(items[i], false);
+      size += (i === 0 ? 0 : 1) + this.#size;
+      hash = mix(hash, this.#hash);
+    }
     this.#hash = hash;
+    return size + 1;
+  }
+
+  /** Walks the properties (replacing their values in place); sets #hash, returns the JSON length. */
+  #walkRecord(record: Record<string, unknown>): number {
+    let size = 1;
+    let hash = OBJECT_SEED;
+    const names = Object.keys(record);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const known = this.#propertyName(name);
+      record[name] = this.#walk(record[name], known.skipsValue);
+      size += (i === 0 ? 0 : 1) + name.length + 3 + this.#size;
+      hash = mix(mix(hash, known.hash), this.#hash);
+    }
+    this.#hash = hash;
+    return size + 1;
+  }
+
+  /** `node` (of hash #hash), or the shared subtree equal to it, which it becomes when there is none. */
+  #share(node: object): object {
+    const hash = this.#hash;
     let bucket = this.#trees.get(hash);
     const known = bucket?.find((tree) => sameTree(tree, node));
     if (known !== undefined) return known;
