@@ -30,6 +30,7 @@ import { buildBundle, ControllerProcess, CONTROLLER_USER, sleep, startCluster, t
 import { api, scheduleManifest } from '../test/e2e/scenarios.ts';
 import type { RequestLogEntry } from '../test/apiserver/index.ts';
 import { CONTROLLER_NODE_FLAGS } from '../src/controller/node-flags.ts';
+import { LIST_PAGE_SIZE } from '../src/controller/operator.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string' }, concurrency: { type: 'string' }, repeat: { type: 'string' }, 'controller-node-flags': { type: 'string' } } });
 // The image's V8 flags by default; e.g. "--max-old-space-size=128" to try others ("" for none).
@@ -122,14 +123,14 @@ async function metric(process: ControllerProcess, prefix: string): Promise<numbe
  * Restart on converged state: the time from the controller's first LIST request to the moment it has
  * reconciled every schedule (with 0 writes), against its initial LIST (first LIST request → caches
  * synced, its "starting workers" line); for scale, also the time the same paginated LISTs (both kinds
- * side by side, pages of 500 as the reflector asks) take a client in the API server's process.
+ * side by side, in the controller's page size) take a client in the API server's process.
  */
 async function restartRun(bundle: string, cluster: Cluster, n: number): Promise<{ restartMs: number; listMs: number; clientListMs: number; writes: number }> {
   const listStarted = performance.now();
   const k = api(cluster.admin);
   const listAll = async (list: (o: { namespace: string; limit: number; continue?: string }) => Promise<{ metadata: { continue?: string } }>): Promise<void> => {
     let token: string | undefined;
-    do token = (await list({ namespace: 'bench', limit: 500, ...(token ? { continue: token } : {}) })).metadata.continue || undefined;
+    do token = (await list({ namespace: 'bench', limit: LIST_PAGE_SIZE, ...(token ? { continue: token } : {}) })).metadata.continue || undefined;
     while (token);
   };
   await Promise.all([listAll((o) => k.schedules.list(o)), listAll((o) => k.cronJobs.list(o))]);
