@@ -183,7 +183,7 @@ export class StringInterner {
     return size + 1;
   }
 
-  /** Walks the properties (replacing their values in place); sets #hash, returns the JSON length. */
+  /** Walks the properties (replacing their values in place); sets #hash, returns the JSON length (a name adds its quotes and colon). */
   #walkRecord(record: Record<string, unknown>): number {
     let size = 1;
     let hash = OBJECT_SEED;
