@@ -223,7 +223,9 @@ const bundle = await buildBundle();
 const results: Record<string, unknown>[] = [];
 // The API server runs in this process, so its own code is cold at first: the first run of an
 // invocation (always the controller's) was 20–35 % slower than the later ones. One discarded round of
-// both sides warms it, and each round swaps which side goes first, so neither always meets the colder server.
+// both sides warms it. And the heap it shares collects a run's garbage during the next run: each round
+// swaps which side goes first, so both sides follow the same mix of runs (before, every floor run
+// followed a controller run).
 const warmUpN = Math.min(...sizes, 1000);
 await floorRun(warmUpN);
 await controllerRun(bundle, warmUpN);
