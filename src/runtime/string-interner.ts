@@ -112,21 +112,11 @@ export class StringInterner {
   /** The entry of `value` (remembered now if new), or undefined when it is longer than maxLength. */
   #remember(value: string): Interned | undefined {
     if (value.length > this.#maxLength) return undefined;
-    const known = this.#seen.get(value);
-    if (known !== undefined) return known;
-    if (this.#seen.size >= this.#maxEntries) this.#seen.clear();
-    const entry: Interned = { value, hash: stringHash(value, STRING_SEED) };
-    this.#seen.set(value, entry);
-    return entry;
+    return this.#seen.get(value) ?? addAfresh(this.#seen, value, { value, hash: stringHash(value, STRING_SEED) }, this.#maxEntries);
   }
 
   #propertyName(name: string): PropertyName {
-    const known = this.#names.get(name);
-    if (known !== undefined) return known;
-    if (this.#names.size >= this.#maxEntries) this.#names.clear();
-    const entry: PropertyName = { hash: stringHash(name, STRING_SEED), skipsValue: this.#skip.has(name) };
-    this.#names.set(name, entry);
-    return entry;
+    return this.#names.get(name) ?? addAfresh(this.#names, name, { hash: stringHash(name, STRING_SEED), skipsValue: this.#skip.has(name) }, this.#maxEntries);
   }
 
   /**
@@ -216,6 +206,13 @@ export class StringInterner {
     this.#treeCount++;
     return node;
   }
+}
+
+/** Adds `entry` to `table` and returns it; a full table starts afresh first (see maxEntries). */
+function addAfresh<V>(table: Map<string, V>, key: string, entry: V, maxEntries: number): V {
+  if (table.size >= maxEntries) table.clear();
+  table.set(key, entry);
+  return entry;
 }
 
 /**
