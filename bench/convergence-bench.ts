@@ -1,16 +1,19 @@
 /**
- * Convergence benchmark (issue 5's target: at most 1.25 × the floor).
+ * Convergence benchmark (issue 10's target: at most 1.1 × the floor, at 1,000 and at 10,000).
  * Also, per N: the reconcile writes' span with the server refusing Events (the Events lane must not
  * delay convergence), and a restart on the converged state against the time of the same LISTs.
  *
- * For each N (default 1,000 and 10,000), in one run, twice on a fresh test API server (same code, same
+ * For each N (default 1,000 and 10,000), in one run, `repeat` times each on a fresh test API server (same code, same
  * settings) with dist/ applied and N BackupSchedules created by the admin in namespace `bench` while
  * nothing runs:
  * 1. the controller bundle starts (with the image's V8 flags, src/controller/node-flags.ts; its ServiceAccount, `--namespace=bench`, `--concurrency=C`) and
  *    converges them; its RSS is read from /proc once all are converged, then it stops;
  * 2. the floor: bench/floor-writer.ts, a separate process using the same client (src/kube) and the
  *    same ServiceAccount, issues exactly the 2N necessary writes (CronJob create + status PUT per
- *    schedule) back to back with C in flight.
+ *    schedule) back to back with C in flight;
+ * 3. the floor with informers: the same writer also watching both kinds into a store (`--informers`),
+ *    the stand-in for issue 10's reference, a client-go controller, which no Go toolchain here can build.
+ * Each round starts with another side, so each goes first, second and third equally often.
  * A fresh server per side keeps the comparison fair: the test API server's write latency grows with the
  * number of stored objects, so whichever side ran second on a shared server would be penalised.
  * Both durations are taken from the API server's request log: first write to last write of that user in
@@ -203,11 +206,13 @@ async function controllerRun(bundle: string, n: number, options: { refuseEvents?
   }
 }
 
-async function floorRun(n: number): Promise<{ writes: RequestLogEntry[]; selfReported: unknown; serverCpuMsInSpan: number }> {
+/** One floor run; `informers` adds the two watches and their store (bench/floor-writer.ts). */
+async function floorRun(n: number, options: { informers?: boolean } = {}): Promise<{ writes: RequestLogEntry[]; selfReported: unknown; serverCpuMsInSpan: number }> {
   const cluster = await preparedCluster(n);
   try {
     const span = watchWriteSpan(cluster);
-    const floor = spawn(process.execPath, [TSX, FLOOR, '--kubeconfig', cluster.controllerKubeconfig, '--namespace', 'bench', '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const args = [TSX, FLOOR, '--kubeconfig', cluster.controllerKubeconfig, '--namespace', 'bench', '--concurrency', String(concurrency), ...(options.informers ? ['--informers'] : [])];
+    const floor = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     floor.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const code = await new Promise<number | null>((resolve) => floor.once('exit', resolve));
@@ -233,18 +238,26 @@ for (const n of sizes) {
   // Each side gets a fresh server holding the same n schedules: neither inherits the other's objects.
   const controllerRuns: Awaited<ReturnType<typeof controllerRun>>[] = [];
   const floorRuns: Awaited<ReturnType<typeof floorRun>>[] = [];
+  const informerFloorRuns: Awaited<ReturnType<typeof floorRun>>[] = [];
+  const sides = [
+    async (i: number) => void controllerRuns.push(await controllerRun(bundle, n, { restart: i === 0 })),
+    async () => void floorRuns.push(await floorRun(n)),
+    async () => void informerFloorRuns.push(await floorRun(n, { informers: true })),
+  ];
+  // Round i starts with side i (mod 3): each side goes first, second and third equally often.
   for (let i = 0; i < repeat; i++) {
-    if (i % 2 === 1) floorRuns.push(await floorRun(n));
-    controllerRuns.push(await controllerRun(bundle, n, { restart: i === 0 }));
-    if (i % 2 === 0) floorRuns.push(await floorRun(n));
+    for (let j = 0; j < sides.length; j++) await sides[(i + j) % sides.length]!(i);
   }
   // The Events lane: the same convergence with the server refusing every Event at once.
   const noEvents = await controllerRun(bundle, n, { refuseEvents: true });
   const restart = controllerRuns[0]?.restart;
   const controller = controllerRuns.reduce((best, r) => (span(r.writes) < span(best.writes) ? r : best));
-  const floor = floorRuns.reduce((best, r) => (span(r.writes) < span(best.writes) ? r : best));
+  const fastest = (runs: Awaited<ReturnType<typeof floorRun>>[]) => runs.reduce((best, r) => (span(r.writes) < span(best.writes) ? r : best));
+  const floor = fastest(floorRuns);
+  const informerFloor = fastest(informerFloorRuns);
   const controllerMs = span(controller.writes);
   const floorMs = span(floor.writes);
+  const informerFloorMs = span(informerFloor.writes);
   const result = {
     n,
     concurrency,
@@ -257,6 +270,10 @@ for (const n of sizes) {
     floorMs,
     floorSelfReported: floor.selfReported,
     ratio: Number((controllerMs / floorMs).toFixed(3)),
+    informerFloorMs,
+    informerFloorMsAllRuns: informerFloorRuns.map((r) => span(r.writes)),
+    informerFloorSelfReported: informerFloor.selfReported,
+    ratioToInformerFloor: Number((controllerMs / informerFloorMs).toFixed(3)),
     controllerRssMiB: controller.rss,
     controllerRssMiBAfter10sIdle: controller.rssSettled,
     controllerCpuMsIncludingStartup: controller.cpuMs,
@@ -265,6 +282,7 @@ for (const n of sizes) {
     controllerCpuMsInSpan: controller.cpuMsInSpan,
     serverCpuMsInControllerSpan: controller.serverCpuMsInSpan,
     serverCpuMsInFloorSpan: floor.serverCpuMsInSpan,
+    serverCpuMsInInformerFloorSpan: informerFloor.serverCpuMsInSpan,
     reconcileSpanMsWithEvents: controllerMs,
     reconcileSpanMsEventsRefused: span(noEvents.writes),
     eventsBeforeLastReconcileWrite: controller.eventsBeforeLastWrite,
@@ -278,8 +296,8 @@ for (const n of sizes) {
   results.push(result);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
-process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  controller RSS (at convergence / 10 s later)  span with Events / refused  restart ms / LIST ms (writes)\n');
+process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  with informers: floor ms  ratio  controller RSS (at convergence / 10 s later)  span with Events / refused  restart ms / LIST ms (writes)\n');
 for (const r of results) {
-  process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${`${r['controllerRssMiB']} / ${r['controllerRssMiBAfter10sIdle']} MiB`.padEnd(44)} ${`${r['reconcileSpanMsWithEvents']} / ${r['reconcileSpanMsEventsRefused']} ms`.padEnd(27)} ${r['restartMs']} / ${r['restartListMs']} = ${r['restartRatio']}× (${r['restartWrites']})\n`);
+  process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${String(r['informerFloorMs']).padEnd(25)} ${String(r['ratioToInformerFloor']).padEnd(6)} ${`${r['controllerRssMiB']} / ${r['controllerRssMiBAfter10sIdle']} MiB`.padEnd(44)} ${`${r['reconcileSpanMsWithEvents']} / ${r['reconcileSpanMsEventsRefused']} ms`.padEnd(27)} ${r['restartMs']} / ${r['restartListMs']} = ${r['restartRatio']}× (${r['restartWrites']})\n`);
 }
 process.exit(0);
