@@ -34,12 +34,13 @@ import { api, scheduleManifest } from '../test/e2e/scenarios.ts';
 import type { RequestLogEntry } from '../test/apiserver/index.ts';
 import { CONTROLLER_NODE_FLAGS } from '../src/controller/node-flags.ts';
 import { LIST_PAGE_SIZE } from '../src/controller/operator.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string' }, concurrency: { type: 'string' }, repeat: { type: 'string' }, 'controller-node-flags': { type: 'string' } } });
 // The image's V8 flags by default; e.g. "--max-old-space-size=128" to try others ("" for none).
 const controllerNodeFlags = values['controller-node-flags'] === undefined ? [...CONTROLLER_NODE_FLAGS] : values['controller-node-flags'].split(' ').filter((f) => f !== '');
 // The machine is shared: each side runs `repeat` times, in turns, and the fastest run of each counts.
-const repeat = Number(values.repeat ?? '2');
+const repeat = Number(values.repeat ?? '3');
 const sizes = (values.sizes ?? '1000,10000').split(',').map(Number);
 const concurrency = Number(values.concurrency ?? '4');
 const TSX = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -274,6 +275,9 @@ for (const n of sizes) {
     informerFloorMsAllRuns: informerFloorRuns.map((r) => span(r.writes)),
     informerFloorSelfReported: informerFloor.selfReported,
     ratioToInformerFloor: Number((controllerMs / informerFloorMs).toFixed(3)),
+    // Best of a few runs is what the ratios above compare; the medians' ratios tell how much luck was in it.
+    ratioOfMedians: Number((median(controllerRuns.map((r) => span(r.writes))) / median(floorRuns.map((r) => span(r.writes)))).toFixed(3)),
+    ratioOfMediansToInformerFloor: Number((median(controllerRuns.map((r) => span(r.writes))) / median(informerFloorRuns.map((r) => span(r.writes)))).toFixed(3)),
     controllerRssMiB: controller.rss,
     controllerRssMiBAfter10sIdle: controller.rssSettled,
     controllerCpuMsIncludingStartup: controller.cpuMs,

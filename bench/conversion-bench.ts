@@ -20,6 +20,7 @@ import { createCertificateAuthority, issueServingCertificate } from '../src/runt
 import { GROUP_VERSION, GROUP_VERSION_V1 } from '../src/api/index.ts';
 import { convertBackupSchedule, handleConversionReview, toV1 } from '../src/conversion/index.ts';
 import type { BackupSchedule } from '../src/api/index.ts';
+import { quantile } from './stats.ts';
 
 const { values } = parseArgs({ options: { objects: { type: 'string', default: '1000' }, reviews: { type: 'string', default: '200' } } });
 const N = Number(values.objects);
@@ -121,7 +122,6 @@ for (let r = 0; r < REVIEWS + 20; r++) {
 agent.destroy();
 await server.close();
 
-const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 const us = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
 const p99 = quantile(perReview, 0.99);
 console.log(`conversion webhook, ${N} objects per ConversionReview, ${REVIEWS} reviews (alternating v1alpha1→v1 and v1→v1alpha1):`);

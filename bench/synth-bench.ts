@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { childrenCpuMs } from './child-cpu.ts';
+import { median } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -33,7 +34,6 @@ function timeRun(entry: string): { wall: number; cpu: number } {
   return { wall, cpu };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const entries = { synth: 'src/manifests/main.ts', threeObjects: 'bench/three-object-app.ts' } as const;
 for (const entry of Object.values(entries)) timeRun(entry);
 const runs: Record<keyof typeof entries, { wall: number; cpu: number }[]> = { synth: [], threeObjects: [] };

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { buildPackage, CLI_BUNDLE } from '../scripts/build-package.ts';
 import { childrenCpuMs } from './child-cpu.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { schedules: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } } });
 const N = Number(values.schedules);
@@ -55,7 +56,6 @@ for (let run = 0; run <= RUNS; run++) {
   }
 }
 rmSync(dir, { recursive: true, force: true });
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const wall = median(times);
 console.log(`backupschedule validate, ${N} BackupSchedules (${N / 10} invalid), process start included:`);
 console.log(`  wall: best ${Math.min(...times).toFixed(0)} ms, median ${wall.toFixed(0)} ms → ${Math.round((N / wall) * 1000).toLocaleString('en')} schedules/s; CPU median ${median(cpus).toFixed(0)} ms`);
