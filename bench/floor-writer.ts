@@ -4,13 +4,14 @@
  * the same object the controller sends), then PUT its status (computeStatus, the same status) — back to
  * back, with as many in flight as the controller has workers. No caches, no watches, no queue.
  *
- * With --informers it also does what the informers of any controller do, and nothing more: it watches
- * both kinds from their LISTs' resourceVersions and keeps every object an event carries in a map, as
- * the stand-in for issue 10's reference (a client-go controller: shared informers, a work queue, 4
- * workers), whose API server also streams every write to its watches.
+ * With --informers it also runs what every controller runs, and nothing more: an informer of each kind
+ * (src/runtime, the controller's own, caching with its default transform), synced before the first
+ * write, as the stand-in for issue 10's reference (a client-go controller: shared informers, a work
+ * queue, 4 workers), whose API server also streams every write to its watches.
  *
  *   tsx bench/floor-writer.ts --kubeconfig <file> --namespace <ns> --concurrency <n> [--informers] [--backup-image <img>]
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { buildCronJob } from '../src/pure/index.ts';
 import { computeStatus } from '../src/pure/status.ts';
@@ -19,6 +20,8 @@ import { KubeClient } from '../src/kube/kube-client.ts';
 import { KubeConfig } from '../src/kube/kube-config.ts';
 import type { KubeObject } from '../src/kube/object.ts';
 import { ResourceClient } from '../src/kube/resource-client.ts';
+import { Informer } from '../src/runtime/informer.ts';
+import { listAllPages } from '../src/runtime/list-watch-source.ts';
 
 const { values } = parseArgs({ options: { kubeconfig: { type: 'string' }, namespace: { type: 'string' }, concurrency: { type: 'string' }, 'backup-image': { type: 'string' }, informers: { type: 'boolean' } } });
 if (!values.kubeconfig || !values.namespace) throw new Error('floor-writer: --kubeconfig and --namespace are required');
@@ -28,35 +31,18 @@ const cronJobs = new ResourceClient<KubeObject>(client, CRON_JOBS);
 const image = values['backup-image'];
 const namespace = values.namespace;
 
-/** Every object of `resource` in the namespace, and the resourceVersion to watch from. */
-async function listAll<T extends KubeObject>(resource: ResourceClient<T>): Promise<{ items: T[]; resourceVersion: string }> {
-  const items: T[] = [];
-  let continueToken: string | undefined;
-  let resourceVersion = '';
-  do {
-    const page = await resource.list({ namespace, limit: 500, ...(continueToken ? { continue: continueToken } : {}) });
-    items.push(...page.items);
-    continueToken = page.metadata.continue || undefined;
-    resourceVersion = page.metadata.resourceVersion ?? '';
-  } while (continueToken);
-  return { items, resourceVersion };
-}
-
-const stopWatching = new AbortController();
-/** The informer's minimum: a watch whose every object is parsed and stored by key. */
-async function keepInStore<T extends KubeObject>(resource: ResourceClient<T>, listed: { items: T[]; resourceVersion: string }): Promise<void> {
-  const store = new Map(listed.items.map((o) => [o.metadata.name, o]));
-  for await (const event of resource.watch({ namespace, resourceVersion: listed.resourceVersion, signal: stopWatching.signal })) {
-    if (event.type === 'ADDED' || event.type === 'MODIFIED') store.set(event.object.metadata.name, event.object);
-    else if (event.type === 'DELETED') store.delete(event.object.metadata.name);
-    else if (event.type === 'ERROR') throw new Error(`floor-writer: watch ${resource.collectionPath(namespace)} failed: ${event.object.message}`);
-  }
-}
-
-const { items, resourceVersion } = await listAll(schedules);
 const informers = values.informers
-  ? [keepInStore(schedules, { items: [...items], resourceVersion }), keepInStore(cronJobs, await listAll(cronJobs))]
-  : [];
+  ? { schedules: new Informer({ name: 'backupschedules', source: schedules, namespace }), cronJobs: new Informer({ name: 'cronjobs', source: cronJobs, namespace }) }
+  : undefined;
+let items: BackupScheduleObject[];
+if (informers) {
+  informers.schedules.start();
+  informers.cronJobs.start();
+  while (!informers.schedules.hasSynced() || !informers.cronJobs.hasSynced()) await sleep(10);
+  items = informers.schedules.store.list();
+} else {
+  items = (await listAllPages(schedules, { pageSize: 500, namespace, transform: (o) => o })).items;
+}
 
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
@@ -70,7 +56,6 @@ const worker = async (): Promise<void> => {
 };
 await Promise.all(Array.from({ length: Number(values.concurrency ?? '4') }, worker));
 const cpu = process.cpuUsage(cpuBefore);
-stopWatching.abort();
-await Promise.all(informers);
+await Promise.all([informers?.schedules.stop(), informers?.cronJobs.stop()]);
 process.stdout.write(`${JSON.stringify({ objects: items.length, writes: 2 * items.length, ms: Math.round(performance.now() - started), cpuMs: Math.round((cpu.user + cpu.system) / 1000) })}\n`);
 client.close();
