@@ -84,6 +84,15 @@ function span(writes: readonly RequestLogEntry[]): number {
   return Math.max(...times) - Math.min(...times);
 }
 
+/** A side's runs: the fastest (by its write span), every run's span, and their median. */
+function summarize<R extends { writes: RequestLogEntry[] }>(runs: readonly R[]): { fastest: R; ms: number; allMs: number[]; medianMs: number } {
+  const allMs = runs.map((r) => span(r.writes));
+  const ms = Math.min(...allMs);
+  return { fastest: runs[allMs.indexOf(ms)]!, ms, allMs, medianMs: median(allMs) };
+}
+
+const ratio = (a: number, b: number): number => Number((a / b).toFixed(3));
+
 /** CPU time (user + system) a process used so far, from /proc/<pid>/stat. */
 function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
@@ -252,32 +261,31 @@ for (const n of sizes) {
   // The Events lane: the same convergence with the server refusing every Event at once.
   const noEvents = await controllerRun(bundle, n, { refuseEvents: true });
   const restart = controllerRuns[0]?.restart;
-  const controller = controllerRuns.reduce((best, r) => (span(r.writes) < span(best.writes) ? r : best));
-  const fastest = (runs: Awaited<ReturnType<typeof floorRun>>[]) => runs.reduce((best, r) => (span(r.writes) < span(best.writes) ? r : best));
-  const floor = fastest(floorRuns);
-  const informerFloor = fastest(informerFloorRuns);
-  const controllerMs = span(controller.writes);
-  const floorMs = span(floor.writes);
-  const informerFloorMs = span(informerFloor.writes);
+  const controllerSide = summarize(controllerRuns);
+  const floorSide = summarize(floorRuns);
+  const informerSide = summarize(informerFloorRuns);
+  const controller = controllerSide.fastest;
+  const floor = floorSide.fastest;
+  const informerFloor = informerSide.fastest;
   const result = {
     n,
     concurrency,
     controllerWrites: controller.writes.length,
-    controllerMs,
+    controllerMs: controllerSide.ms,
     controllerWallMsFromStart: controller.wallMs,
-    controllerMsAllRuns: controllerRuns.map((r) => span(r.writes)),
-    floorMsAllRuns: floorRuns.map((r) => span(r.writes)),
+    controllerMsAllRuns: controllerSide.allMs,
+    floorMsAllRuns: floorSide.allMs,
     floorWrites: floor.writes.length,
-    floorMs,
+    floorMs: floorSide.ms,
     floorSelfReported: floor.selfReported,
-    ratio: Number((controllerMs / floorMs).toFixed(3)),
-    informerFloorMs,
-    informerFloorMsAllRuns: informerFloorRuns.map((r) => span(r.writes)),
+    ratio: ratio(controllerSide.ms, floorSide.ms),
+    informerFloorMs: informerSide.ms,
+    informerFloorMsAllRuns: informerSide.allMs,
     informerFloorSelfReported: informerFloor.selfReported,
-    ratioToInformerFloor: Number((controllerMs / informerFloorMs).toFixed(3)),
+    ratioToInformerFloor: ratio(controllerSide.ms, informerSide.ms),
     // Best of a few runs is what the ratios above compare; the medians' ratios tell how much luck was in it.
-    ratioOfMedians: Number((median(controllerRuns.map((r) => span(r.writes))) / median(floorRuns.map((r) => span(r.writes)))).toFixed(3)),
-    ratioOfMediansToInformerFloor: Number((median(controllerRuns.map((r) => span(r.writes))) / median(informerFloorRuns.map((r) => span(r.writes)))).toFixed(3)),
+    ratioOfMedians: ratio(controllerSide.medianMs, floorSide.medianMs),
+    ratioOfMediansToInformerFloor: ratio(controllerSide.medianMs, informerSide.medianMs),
     controllerRssMiB: controller.rss,
     controllerRssMiBAfter10sIdle: controller.rssSettled,
     controllerCpuMsIncludingStartup: controller.cpuMs,
@@ -287,7 +295,7 @@ for (const n of sizes) {
     serverCpuMsInControllerSpan: controller.serverCpuMsInSpan,
     serverCpuMsInFloorSpan: floor.serverCpuMsInSpan,
     serverCpuMsInInformerFloorSpan: informerFloor.serverCpuMsInSpan,
-    reconcileSpanMsWithEvents: controllerMs,
+    reconcileSpanMsWithEvents: controllerSide.ms,
     reconcileSpanMsEventsRefused: span(noEvents.writes),
     eventsBeforeLastReconcileWrite: controller.eventsBeforeLastWrite,
     restartMs: restart?.restartMs,
