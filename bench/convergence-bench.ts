@@ -11,7 +11,7 @@
  * 2. the floor: bench/floor-writer.ts, a separate process using the same client (src/kube) and the
  *    same ServiceAccount, issues exactly the 2N necessary writes (CronJob create + status PUT per
  *    schedule) back to back with C in flight;
- * 3. the floor with informers: the same writer also watching both kinds into a store (`--informers`),
+ * 3. the floor with informers: the same writer also running the runtime's informer of each kind (`--informers`),
  *    the stand-in for issue 10's reference, a client-go controller, which no Go toolchain here can build.
  * Each round starts with another side, so each goes first, second and third equally often.
  * A fresh server per side keeps the comparison fair: the test API server's write latency grows with the
