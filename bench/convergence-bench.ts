@@ -13,11 +13,11 @@
  *    schedule) back to back with C in flight;
  * 3. the floor with informers: the same writer also running the runtime's informer of each kind (`--informers`),
  *    the stand-in for issue 10's reference, a client-go controller, which no Go toolchain here can build.
- * Each round starts with another side, so each goes first, second and third equally often.
+ * Each round starts with another side, so over every three rounds each goes first, second and third once.
  * A fresh server per side keeps the comparison fair: the test API server's write latency grows with the
  * number of stored objects, so whichever side ran second on a shared server would be penalised.
- * Both durations are taken from the API server's request log: first write to last write of that user in
- * that namespace, so process start-up and the initial LIST are excluded on both sides. The server runs in
+ * Every duration is taken from the API server's request log: first write to last write of that user in
+ * that namespace, so process start-up and the initial LIST are excluded on every side. The server runs in
  * this process, so what the benchmark itself does meanwhile is charged to the side it does it for: the
  * wait for the controller's N status writes counts them in the log in place (it used to copy the whole
  * log every 500 ms, a cost growing with N that the floor's side never paid).
@@ -228,7 +228,10 @@ async function floorRun(n: number, options: { informers?: boolean } = {}): Promi
     const code = await new Promise<number | null>((resolve) => floor.once('exit', resolve));
     if (code !== 0) throw new Error(`floor writer exited with ${code}`);
     span.stop();
-    return { writes: writesIn(cluster, 'bench'), selfReported: JSON.parse(out.trim() || '{}') as unknown, serverCpuMsInSpan: span.serverCpuMs() };
+    const writes = writesIn(cluster, 'bench');
+    // A floor that wrote less or more (an informer not synced, a page missed, a retry) would not be the floor.
+    if (writes.length !== 2 * n) throw new Error(`floor writer${options.informers ? ' with informers' : ''} made ${writes.length} writes for ${n} schedules, not ${2 * n}`);
+    return { writes, selfReported: JSON.parse(out.trim() || '{}') as unknown, serverCpuMsInSpan: span.serverCpuMs() };
   } finally {
     await cluster.stop();
   }
@@ -254,7 +257,7 @@ for (const n of sizes) {
     async () => void floorRuns.push(await floorRun(n)),
     async () => void informerFloorRuns.push(await floorRun(n, { informers: true })),
   ];
-  // Round i starts with side i (mod 3): each side goes first, second and third equally often.
+  // Round i starts with side i (mod 3): over every three rounds each side goes first, second and third once.
   for (let i = 0; i < repeat; i++) {
     for (let j = 0; j < sides.length; j++) await sides[(i + j) % sides.length]!(i);
   }
