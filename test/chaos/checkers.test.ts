@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { childNameFor } from '../../src/pure/names.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
 import { ChangeLatency, gaugeValue, histogramQuantileMs, slope } from './latency.ts';
-import { nonLeaderWrites, takeoverGaps } from './leadership.ts';
+import { nonLeaderWrites, takeovers } from './leadership.ts';
 import { Rng } from './random.ts';
+import { formatTable } from './table.ts';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 30) + ms).toISOString();
 const entry = (ms: number, user: string, verb: string, resource: string, extra: Partial<RequestLogEntry> = {}): RequestLogEntry =>
@@ -26,10 +27,22 @@ describe('leadership from the request log', () => {
     expect(nonLeaderWrites(log, users).map((e) => e.name)).toEqual(['y']);
   });
 
-  it('measures each kill to the next successful Lease write, and says when nobody took over', () => {
-    const log = [entry(0, 'a', 'update', 'leases'), entry(17_300, 'b', 'update', 'leases', { code: 409 }), entry(18_000, 'b', 'update', 'leases')];
+  it('measures each kill, and the dead leader\'s last renewal, to the next successful Lease write by another replica; undefined when nobody took over', () => {
+    const log = [
+      entry(0, 'a', 'update', 'leases'),
+      entry(2_000, 'a', 'update', 'leases'),
+      entry(17_300, 'b', 'update', 'leases', { code: 409 }),
+      entry(18_000, 'b', 'update', 'leases'),
+      entry(19_000, 'b', 'update', 'leases'),
+    ];
     const base = Date.parse(at(0));
-    expect(takeoverGaps(log, users, [base + 500, base + 20_000])).toEqual([17_500, undefined]);
+    expect(takeovers(log, users, [{ atMs: base + 2_500, user: 'a' }, { atMs: base + 20_000, user: 'b' }])).toEqual([{ afterKillMs: 15_500, afterLastRenewalMs: 16_000 }, undefined]);
+  });
+
+  it('shows a takeover before the Lease expired as a short time since the last renewal', () => {
+    const log = [entry(0, 'a', 'update', 'leases'), entry(4_000, 'b', 'update', 'leases')];
+    const base = Date.parse(at(0));
+    expect(takeovers(log, users, [{ atMs: base + 1_000, user: 'a' }])).toEqual([{ afterKillMs: 3_000, afterLastRenewalMs: 4_000 }]);
   });
 });
 
@@ -72,5 +85,13 @@ describe('Rng', () => {
     expect(draws(new Rng(42))).toEqual(draws(new Rng(42)));
     expect(draws(new Rng(42))).not.toEqual(draws(new Rng(43)));
     expect(draws(new Rng(42).fork(1))).not.toEqual(draws(new Rng(42).fork(2)));
+  });
+});
+
+describe('the chaos table', () => {
+  it('replays a failing row with the run\'s own sizes', () => {
+    const failed = { id: 'R2', done: 'x', invariants: [], writes: '-', figures: {}, seconds: 1, seed: 7, failures: ['not converged'] };
+    expect(formatTable([failed], ['--reduced'])).toContain('replay: npm run chaos -- --reduced --only R2 --seed 7');
+    expect(formatTable([{ ...failed, failures: [] }], ['--reduced'])).not.toContain('replay');
   });
 });

@@ -40,5 +40,6 @@ for (const scenario of SCENARIOS) {
   process.stderr.write(`chaos: ${scenario.id} ${result.failures.length === 0 ? 'PASS' : `FAIL: ${result.failures.join(' | ')}`} (${result.seconds.toFixed(0)} s)\n`);
   results.push(result);
 }
-process.stdout.write(formatTable(results));
+const runArgs = [...(values.reduced ? ['--reduced'] : []), ...(values['soak-minutes'] !== undefined ? ['--soak-minutes', values['soak-minutes']] : [])];
+process.stdout.write(formatTable(results, runArgs));
 process.exitCode = results.every((r) => r.failures.length === 0) ? 0 : 1;
