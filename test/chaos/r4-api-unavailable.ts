@@ -1,9 +1,12 @@
 /**
  * R4, API unavailable: two replicas with leader election, started with dist/'s Deployment flags,
  * reach the API server through a TCP proxy. The server is paused (requests hang) for a while, later
- * the proxy refuses connections for as long. During each outage both replicas' /readyz must fail;
- * afterwards work resumes by itself: changes made after the outage converge, nothing is lost or
- * duplicated, no replica exits, no write comes from a non-leader.
+ * the proxy refuses connections for as long (while users, who reach the server directly, go on making
+ * changes). During each outage both replicas' /readyz must fail, and the leader, unable to renew for
+ * longer than its renew deadline, must give up the Lease, pause its workers and campaign again rather
+ * than exit; afterwards a replica leads again and work resumes by itself: the changes made during and
+ * after the outage converge, nothing is lost or duplicated, no replica exits, no write comes from a
+ * non-leader.
  */
 import { CONTROLLER_SA, deploymentArgs, sleep, startCluster, waitFor, type Cluster, type ControllerProcess } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
@@ -16,8 +19,21 @@ import { TcpProxy } from './tcp-proxy.ts';
 
 const SIZES = {
   full: { schedules: 100, outageMs: 30_000, changes: 40 },
-  reduced: { schedules: 20, outageMs: 10_000, changes: 10 },
+  // Longer than the renew deadline, so that the leader loses the Lease in the reduced run too.
+  reduced: { schedules: 20, outageMs: 14_000, changes: 10 },
 } as const;
+
+/** The controller's renew deadline (client-go's default; no flag changes it): an outage longer than this costs the leader its Lease. */
+const RENEW_DEADLINE_MS = 10_000;
+
+/** The log lines of a leader giving up the Lease, and of a replica starting to lead. */
+const LOST_LEASE = 'leader election lost; pausing workers and campaigning again';
+const BECAME_LEADER = 'became leader; starting workers';
+
+/** When (epoch ms) each of `replicas` logged `message` between `from` and `to`. */
+function logged(replicas: readonly ControllerProcess[], message: string, from: number, to = Number.POSITIVE_INFINITY): number[] {
+  return replicas.flatMap((r) => r.records().filter((l) => l['msg'] === message).map((l) => Date.parse(String(l['time'])))).filter((t) => t >= from && t <= to);
+}
 
 interface Outage {
   readonly kind: 'hang' | 'refuse';
@@ -25,16 +41,30 @@ interface Outage {
   readonly notReadyAfterS: (number | undefined)[];
   /** Seconds from the outage's end until both replicas were ready again. */
   readonly readyAgainS: number;
-  /** Seconds from the outage's end until the changes made after it converged. */
+  /** Seconds from the outage's end until the changes made during and after it converged. */
   readonly resumedS: number;
+  /** Seconds from the outage's start to each replica's giving up of the Lease during it. */
+  readonly lostLeaseAfterS: number[];
+  /** Seconds from the outage's end until a replica led again, undefined if none did. */
+  readonly ledAgainS: number | undefined;
 }
 
-async function outage(cluster: Cluster, proxy: TcpProxy, replicas: readonly ControllerProcess[], kind: Outage['kind'], ms: number, after: () => Promise<Map<string, { schedule: string }>>, namespace: string): Promise<Outage & { problems: string[] }> {
+/**
+ * One outage of `ms`. `changes` makes users' changes and returns the expected state: halfway through a
+ * refused-connections outage (users reach the server directly; a paused server would hang them) and
+ * after each outage.
+ */
+async function outage(cluster: Cluster, proxy: TcpProxy, replicas: readonly ControllerProcess[], kind: Outage['kind'], ms: number, changes: () => Promise<Map<string, { schedule: string }>>, namespace: string): Promise<Outage & { problems: string[] }> {
   const start = Date.now();
   if (kind === 'hang') cluster.server.pause();
   else await proxy.refuse();
   const notReady: (number | undefined)[] = replicas.map(() => undefined);
+  let changedDuring = kind === 'hang';
   while (Date.now() - start < ms) {
+    if (!changedDuring && Date.now() - start >= ms / 2) {
+      changedDuring = true;
+      await changes();
+    }
     const codes = await Promise.all(replicas.map((r) => readyz(r)));
     codes.forEach((code, i) => {
       if (code !== 200 && notReady[i] === undefined) notReady[i] = (Date.now() - start) / 1000;
@@ -44,11 +74,13 @@ async function outage(cluster: Cluster, proxy: TcpProxy, replicas: readonly Cont
   if (kind === 'hang') cluster.server.resume();
   else await proxy.accept();
   const end = Date.now();
-  const expected = await after();
+  const expected = await changes();
   const converged = await waitConverged(cluster.admin, { namespace, schedules: expected }, 90_000);
   const resumedS = (Date.now() - end) / 1000;
   await waitFor('both replicas ready again', async () => (await Promise.all(replicas.map((r) => readyz(r)))).every((c) => c === 200), 60_000, 250).catch(() => undefined);
-  return { kind, notReadyAfterS: notReady, readyAgainS: (Date.now() - end) / 1000, resumedS, problems: converged.problems };
+  const lostLeaseAfterS = logged(replicas, LOST_LEASE, start, end).map((t) => (t - start) / 1000);
+  const ledAgain = logged(replicas, BECAME_LEADER, end)[0];
+  return { kind, notReadyAfterS: notReady, readyAgainS: (Date.now() - end) / 1000, resumedS, lostLeaseAfterS, ledAgainS: ledAgain === undefined ? undefined : (ledAgain - end) / 1000, problems: converged.problems };
 }
 
 async function run(context: ScenarioContext): Promise<ScenarioResult> {
@@ -97,6 +129,10 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       verdict.expectNone(o.problems, `not converged after the ${kind} outage`);
       o.notReadyAfterS.forEach((s, i) => verdict.expect(s !== undefined, `replica ${i} kept /readyz at 200 while the API ${kind === 'hang' ? 'hung' : 'refused connections'}`));
       verdict.expect(o.readyAgainS < 60, `a replica stayed not ready after the ${kind} outage`);
+      if (size.outageMs > RENEW_DEADLINE_MS) {
+        verdict.expect(o.lostLeaseAfterS.length > 0, `no replica gave up the Lease (paused its workers) during the ${size.outageMs / 1000} s ${kind} outage, longer than the ${RENEW_DEADLINE_MS / 1000} s renew deadline`);
+        verdict.expect(o.ledAgainS !== undefined, `no replica led again after the ${kind} outage`);
+      }
       outages.push(o);
     }
     const exited = replicas.filter((r) => r.child.exitCode !== null || r.child.signalCode !== null);
@@ -106,11 +142,12 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     verdict.expect(rogue.length === 0, `${rogue.length} writes by non-leaders`);
     verdict.expectNone(foreignWrites(entries, users, namespace), 'wrote to other objects');
     const figure = (o: Outage): string =>
-      `not ready after ${o.notReadyAfterS.map((s) => (s === undefined ? 'never' : `${s.toFixed(1)} s`)).join(' / ')}; ready again ${o.readyAgainS.toFixed(1)} s and changes converged ${o.resumedS.toFixed(1)} s after it ended`;
+      `not ready after ${o.notReadyAfterS.map((s) => (s === undefined ? 'never' : `${s.toFixed(1)} s`)).join(' / ')}; Lease given up after ${o.lostLeaseAfterS.map((s) => `${s.toFixed(1)} s`).join(' / ') || 'never'}; ` +
+      `a replica led again ${o.ledAgainS === undefined ? 'never' : `${o.ledAgainS.toFixed(1)} s after it ended`}; ready again ${o.readyAgainS.toFixed(1)} s and changes converged ${o.resumedS.toFixed(1)} s after it ended`;
     return finishRow(context, started, verdict, {
       id: 'R4',
-      done: `2 replicas (dist/ flags, leader election); API paused ${size.outageMs / 1000} s, then refusing connections ${size.outageMs / 1000} s; ${size.changes} changes after each`,
-      invariants: ['/readyz fails during each outage', 'work resumes by itself', 'exact expected state (nothing lost or duplicated)', 'no replica exited', '0 writes by non-leaders'],
+      done: `2 replicas (dist/ flags, leader election); API paused ${size.outageMs / 1000} s, then refusing connections ${size.outageMs / 1000} s; ${size.changes} changes after each, and ${size.changes} more during the refused connections`,
+      invariants: ['/readyz fails during each outage', 'the leader gives up the Lease and pauses, a replica leads again after', 'work resumes by itself', 'exact expected state (nothing lost or duplicated)', 'no replica exited', '0 writes by non-leaders'],
       writes: `${fmt(entries.filter((e) => users.has(e.user) && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases' && e.resource !== 'events').length)} (non-leader: ${rogue.length})`,
       figures: Object.fromEntries(outages.map((o) => [o.kind === 'hang' ? 'paused' : 'refused', figure(o)])),
     });
