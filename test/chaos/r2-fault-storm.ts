@@ -153,10 +153,13 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     verdict.expectNone(foreignWrites(entries, users, namespace), 'wrote to other objects');
     verdict.expect(controller.child.exitCode === null && controller.child.signalCode === null, `the controller exited (${controller.child.exitCode ?? controller.child.signalCode})`);
     const injected = (code: number) => writesBy(entries, users, { events: true }).filter((w) => w.code === code).length;
+    // The reflector logs the first 410 of a streak at info (and relists at once); the rest as retried failures.
+    const expired = controller.records().filter((r) => r['msg'] === 'resourceVersion expired; relisting' || (r['msg'] === 'list/watch failed; retrying' && /too old resource version|expired/i.test(String(r['err'])))).length;
+    verdict.expect(expired > 0, `no re-watch was answered 410 Expired in ${drops} watch drops after compaction`);
     return finishRow(context, started, verdict, {
       id: 'R2',
-      done: `${fmt(size.schedules)} creates, ${fmt(edits)} edits, ${fmt(deletes)} deletes under 30 % 409 / 5 % 500 / 2 % 429 (Retry-After), ${drops} watch drops with 410 re-watches, 200-500 ms latency spikes`,
-      invariants: ['exact expected state', 'writes ≤ 3 × minimal', `0 writes in ${size.idleMs / 1000} s idle after faults`, 'never exited', 'no foreign writes'],
+      done: `${fmt(size.schedules)} creates, ${fmt(edits)} edits, ${fmt(deletes)} deletes under 30 % 409 / 5 % 500 / 2 % 429 (Retry-After), ${drops} watch drops after compacting history (${expired} re-watches answered 410), 200-500 ms latency spikes`,
+      invariants: ['exact expected state', 'writes ≤ 3 × minimal', `0 writes in ${size.idleMs / 1000} s idle after faults`, 'never exited', 'no foreign writes', 'some re-watches got 410'],
       writes: writesFigure(writes.length, minimal),
       figures: {
         'minimal': '2 per create + 2 per edit',
