@@ -19,24 +19,29 @@ const SIZES = {
 } as const;
 
 /**
- * Kill moments: half of the kills fall uniformly in the first 20–600 ms of a life, the other half the
- * moment its first write reaches the API server, and either way no later than that first write: a life
- * still lands the writes already in flight on its connections when it dies, but never more. Kill
- * moments later in a life (a window after its first write, or after its n-th write, or a start-up
- * delay of up to 600 ms on a machine where start-up takes 300) let a fast machine converge 1,000
- * schedules after 60–80 kills, short of the 100 the scenario must land during convergence.
+ * Kill moments: half of the kills fall uniformly in the first 20–600 ms of a life (cut short by its
+ * first write), the other half the moment its k-th write reaches the API server, k drawn uniformly
+ * from 1 to twice an even share of the writes still to make: cutting into reconciles mid-burst (a
+ * create whose answer is lost, a create without its status write, requests in flight) while the
+ * storm as a whole lands at most {@link STORM_SHARE} of the minimal writes. A fixed later moment
+ * (a window after the first write, the n-th write, a start-up delay of up to 600 ms on a machine
+ * where start-up takes 300) let a fast machine converge 1,000 schedules after 60–80 kills, short of
+ * the 100 the scenario must land during convergence.
  */
 const STARTUP_SHARE = 0.5;
+/** The share of the minimal writes the lives killed at a write may make between them; the rest is left for after the storm. */
+const STORM_SHARE = 0.8;
 
 /**
- * SIGKILLs `process` after `delayMs`, or the moment its first write reaches the API server if that
- * comes sooner (a request-log listener, run synchronously as the request arrives: polling the log
- * would lag behind a burst, which holds this process's event loop); resolves once it is dead.
+ * SIGKILLs `process` after `delayMs`, or the moment its `atWrite`-th write reaches the API server if
+ * that comes sooner (a request-log listener, run synchronously as the request arrives: polling the
+ * log would lag behind a burst, which holds this process's event loop); resolves once it is dead.
  */
-async function killBeforeSecondWrite(cluster: Cluster, user: string, process: ControllerProcess, delayMs: number): Promise<void> {
+async function killAtWrite(cluster: Cluster, user: string, process: ControllerProcess, atWrite: number, delayMs: number): Promise<void> {
   const kill = (): void => void process.child.kill('SIGKILL');
+  let writes = 0;
   const unsubscribe = cluster.server.requestLog.onEntry((e) => {
-    if (e.user === user && isWrite(e)) kill();
+    if (e.user === user && isWrite(e) && e.resource !== 'events' && ++writes >= atWrite) kill();
   });
   const timer = setTimeout(kill, delayMs);
   try {
@@ -68,12 +73,17 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       cluster.server.requestLog.clear();
     };
     const storm = Date.now();
+    const minimal = 2 * size.schedules;
+    const landed = (): number => writesBy([...earlier, ...cluster.server.requestLog.entries()], users).filter((w) => w.code < 300).length;
     for (let i = 0; i < size.kills; i++) {
       moveAside();
       controller = startController(context.bundle, cluster.controllerKubeconfig);
-      // A start-up kill at a random moment (cut short by the first write); the others at the first write
+      // A start-up kill at a random moment (cut short by the first write); the others at a random write
       // (or after 5 s: once all is converged a life writes nothing, and the kill count falls short).
-      await killBeforeSecondWrite(cluster, CONTROLLER_USER, controller, rng.chance(STARTUP_SHARE) ? rng.int(20, 600) : 5_000);
+      const writeLivesLeft = (size.kills - i) * (1 - STARTUP_SHARE);
+      const share = Math.max(0, STORM_SHARE * minimal - landed()) / writeLivesLeft;
+      if (rng.chance(STARTUP_SHARE)) await killAtWrite(cluster, CONTROLLER_USER, controller, 1, rng.int(20, 600));
+      else await killAtWrite(cluster, CONTROLLER_USER, controller, rng.int(1, Math.max(1, Math.floor(2 * share))), 5_000);
       killTimes.push(Date.now());
       if (i % 20 === 19) context.log(`R1: ${i + 1} kills, ${writesBy([...earlier, ...cluster.server.requestLog.entries()], users).length} writes so far`);
     }
@@ -84,6 +94,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     verdict.expectNone(converged.problems, 'not converged');
     const entries = [...earlier, ...cluster.server.requestLog.entries()];
     const writes = writesBy(entries, users);
+    const stormWrites = writes.filter((w) => Date.parse(w.time) <= (killTimes.at(-1) ?? 0)).length;
     const lastWrite = Math.max(...writes.map((w) => Date.parse(w.time)));
     const killsDuring = killTimes.filter((t) => t < lastWrite).length;
     verdict.expect(killsDuring >= size.kills, `only ${killsDuring} of ${size.kills} kills fell before the last convergence write`);
@@ -92,11 +103,10 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     const idle = await idleWrites(cluster.server, users, size.idleMs);
     verdict.expect(idle.length === 0, `${idle.length} writes in the ${size.idleMs / 1000} s idle window: ${idle.slice(0, 3).map((w) => `${w.verb} ${w.resource} ${w.name}`).join(', ')}`);
     verdict.expect(controller.child.exitCode === null, 'the last controller exited');
-    const minimal = 2 * size.schedules;
     const events = writesBy(entries, users, { events: true }).length - writes.length;
     return finishRow(context, started, verdict, {
       id: 'R1',
-      done: `${fmt(size.schedules)} new schedules, SIGKILL ×${size.kills} at random moments (${STARTUP_SHARE * 100} % in start-up, the rest at a life's first write), restart at once`,
+      done: `${fmt(size.schedules)} new schedules, SIGKILL ×${size.kills} at random moments (${STARTUP_SHARE * 100} % in start-up, the rest at a random write of a life, the storm landing ${fmt(stormWrites)} writes), restart at once`,
       invariants: ['1 child each, controlled', 'Ready @ generation', 'no foreign writes', `0 writes in ${size.idleMs / 1000} s idle`],
       writes: writesFigure(writes.length, minimal),
       figures: {
