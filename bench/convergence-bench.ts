@@ -22,6 +22,10 @@
  * wait for the controller's N status writes counts them in the log in place (it used to copy the whole
  * log every 500 ms, a cost growing with N that the floor's side never paid).
  *
+ * It ends with issue 10's targets, each N's misses listed, and exits 1 when one is missed: convergence
+ * within 1.1 × the writes-only floor (best runs), exactly 2N reconcile writes, no Event before the last
+ * of them, RSS at convergence ≤ 150 MiB, restart within 1.5 × the initial LIST with 0 writes.
+ *
  *   npm run bench:convergence                    # N = 1000 and 10000, C = 4
  *   npm run bench:convergence -- --sizes 1000 --concurrency 8 --repeat 3
  */
@@ -49,6 +53,19 @@ const FLOOR = fileURLToPath(new URL('./floor-writer.ts', import.meta.url));
 /** A write of the side under test (the controller's user) in `namespace`, Events aside. */
 const isWriteIn = (namespace: string) => (e: Readonly<RequestLogEntry>): boolean =>
   e.user === CONTROLLER_USER && e.namespace === namespace && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'events';
+
+/** Issue 10's targets for one N's result: what was missed, empty when all were met. */
+function targetMisses(r: Record<string, unknown>): string[] {
+  const n = Number(r['n']);
+  const misses: string[] = [];
+  if (Number(r['ratio']) > 1.1) misses.push(`convergence ${r['ratio']} × the writes-only floor (target ≤ 1.1)`);
+  if (r['controllerWrites'] !== 2 * n) misses.push(`${r['controllerWrites']} reconcile writes (minimal ${2 * n})`);
+  if (r['eventsBeforeLastReconcileWrite'] !== 0) misses.push(`${r['eventsBeforeLastReconcileWrite']} Events before the last reconcile write (target 0)`);
+  if (Number(r['controllerRssMiB']) > 150) misses.push(`RSS at convergence ${r['controllerRssMiB']} MiB (target ≤ 150)`);
+  if (r['restartRatio'] !== undefined && Number(r['restartRatio']) > 1.5) misses.push(`restart ${r['restartRatio']} × the initial LIST (target ≤ 1.5)`);
+  if (r['restartWrites'] !== undefined && r['restartWrites'] !== 0) misses.push(`${r['restartWrites']} writes on restart (target 0)`);
+  return misses;
+}
 
 function writesIn(cluster: Cluster, namespace: string): RequestLogEntry[] {
   return cluster.server.requestLog.entries().filter(isWriteIn(namespace));
@@ -315,4 +332,6 @@ process.stdout.write('\n  N      writes  controller ms  floor ms  ratio  with in
 for (const r of results) {
   process.stdout.write(`  ${String(r['n']).padEnd(6)} ${String(r['controllerWrites']).padEnd(7)} ${String(r['controllerMs']).padEnd(14)} ${String(r['floorMs']).padEnd(9)} ${String(r['ratio']).padEnd(6)} ${String(r['informerFloorMs']).padEnd(25)} ${String(r['ratioToInformerFloor']).padEnd(6)} ${`${r['controllerRssMiB']} / ${r['controllerRssMiBAfter10sIdle']} MiB`.padEnd(44)} ${`${r['reconcileSpanMsWithEvents']} / ${r['reconcileSpanMsEventsRefused']} ms`.padEnd(27)} ${r['restartMs']} / ${r['restartListMs']} = ${r['restartRatio']}× (${r['restartWrites']})\n`);
 }
-process.exit(0);
+const misses = results.flatMap((r) => targetMisses(r).map((miss) => `  N = ${r['n']}: ${miss}`));
+process.stdout.write(misses.length === 0 ? '\nissue 10 targets: all met\n' : `\nissue 10 targets missed:\n${misses.join('\n')}\n`);
+process.exit(misses.length === 0 ? 0 : 1);
