@@ -9,7 +9,7 @@ import { replayHint, runReduced } from './reduced.ts';
 
 describe('chaos (reduced)', () => {
   it.each([
-    ['R4: while the API hangs and then refuses connections, /readyz fails; afterwards work resumes with nothing lost, duplicated or exited', apiUnavailable],
+    ['R4: while the API hangs and then refuses connections, /readyz fails and the leader gives up the Lease and pauses; afterwards a replica leads again and work resumes with nothing lost, duplicated or exited', apiUnavailable],
     ['R1: SIGKILLed during convergence, it still converges to one controlled child per schedule and then idles', killStorm],
   ] as const)('%s', async (_, scenario) => {
     const result = await runReduced(scenario);

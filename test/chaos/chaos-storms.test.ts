@@ -13,7 +13,7 @@ import { soak } from './soak.ts';
 describe('chaos (reduced)', () => {
   it.each([
     ['R2: under 409/500/429, dropped watches, 410s and latency, it converges exactly within 3 × the minimal writes', faultStorm],
-    ['R3: with the leader SIGKILLed, no replica writes without the Lease and the next one takes over within the lease', leaderKills],
+    ['R3: with the leader SIGKILLed, no process writes without the Lease and the next one takes over once the Lease expired', leaderKills],
     ['R5: invalid schedules end as a 422 or Ready=False naming the field, never a crash or a child', badInput],
     ['Soak: every change gets its child write, and it converges exactly', soak],
   ] as const)('%s', async (_, scenario) => {
