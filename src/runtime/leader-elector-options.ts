@@ -84,7 +84,7 @@ function validate(field: string, value: number, condition: boolean, requirement:
  * closes before anyone may take over) and renewDeadline > jitterFactor·retryPeriod (client-go's rule:
  * a renewal gets more than one chance before the deadline).
  */
-export function resolveTiming(options: LeaderElectorOptions): LeaderElectorTiming {
+export function resolveTiming(options: Pick<LeaderElectorOptions, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'jitterFactor'>): LeaderElectorTiming {
   if (!options.identity) throw new TypeError('LeaderElector: identity must be a non-empty string');
   const lease = options.leaseDurationMs ?? 15_000;
   const renew = options.renewDeadlineMs ?? 10_000;

@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../../src/kube/object.ts';
+import { resolveTiming } from '../../src/runtime/leader-elector-options.ts';
 import { clientFor, ControllerProcess, CONTROLLER_SA, distDocuments, LEASE, startCluster, type Cluster, type ClusterOn, type ClusterOptions, type ClusterServer } from '../e2e/harness.ts';
 import { api, scheduleManifest } from '../e2e/scenarios.ts';
 
@@ -39,6 +40,12 @@ export async function replicaAccount(cluster: Cluster, name: string, serverUrl?:
   writeFileSync(kubeconfig, text);
   return { user: `system:serviceaccount:${CONTROLLER_SA.namespace}:${name}`, kubeconfig };
 }
+
+/**
+ * The replicas' leader-election timing: the operator passes the elector none of its own, so its
+ * defaults (client-go's: lease 15 s, renew deadline 10 s, retry 2 s, jitter 1.2).
+ */
+export const LEADER_TIMING = resolveTiming({ identity: 'any replica' });
 
 /** The flags dist/'s Deployment passes for leader election (the Lease it ships). */
 export const LEADER_FLAGS = ['--leader-elect', `--lease-name=${LEASE.name}`, `--lease-namespace=${LEASE.namespace}`] as const;

@@ -74,7 +74,9 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     };
     const storm = Date.now();
     const minimal = 2 * size.schedules;
-    const landed = (): number => writesBy([...earlier, ...cluster.server.requestLog.entries()], users).filter((w) => w.code < 300).length;
+    /** Every request since the storm began: the lives moved aside and the current one. */
+    const entriesSoFar = (): RequestLogEntry[] => [...earlier, ...cluster.server.requestLog.entries()];
+    const landed = (): number => writesBy(entriesSoFar(), users).filter((w) => w.code < 300).length;
     for (let i = 0; i < size.kills; i++) {
       moveAside();
       controller = startController(context.bundle, cluster.controllerKubeconfig);
@@ -85,14 +87,14 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       if (rng.chance(STARTUP_SHARE)) await killAtWrite(cluster, CONTROLLER_USER, controller, 1, rng.int(20, 600));
       else await killAtWrite(cluster, CONTROLLER_USER, controller, rng.int(1, Math.max(1, Math.floor(2 * share))), 5_000);
       killTimes.push(Date.now());
-      if (i % 20 === 19) context.log(`R1: ${i + 1} kills, ${writesBy([...earlier, ...cluster.server.requestLog.entries()], users).length} writes so far`);
+      if (i % 20 === 19) context.log(`R1: ${i + 1} kills, ${writesBy(entriesSoFar(), users).length} writes so far`);
     }
     moveAside();
     controller = startController(context.bundle, cluster.controllerKubeconfig, ['--concurrency=4']);
     const expected = { namespace, schedules: new Map(names.map((n) => [n, { schedule: '0 2 * * *' }])) };
     const converged = await waitConverged(cluster.admin, expected, context.scale === 'full' ? 180_000 : 60_000);
     verdict.expectNone(converged.problems, 'not converged');
-    const entries = [...earlier, ...cluster.server.requestLog.entries()];
+    const entries = entriesSoFar();
     const writes = writesBy(entries, users);
     const stormWrites = writes.filter((w) => Date.parse(w.time) <= (killTimes.at(-1) ?? 0)).length;
     const lastWrite = Math.max(...writes.map((w) => Date.parse(w.time)));

@@ -9,7 +9,7 @@
  */
 import { CONTROLLER_SA, sleep, startCluster, waitFor, type ControllerProcess } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
-import { createSchedules, LEADER_FLAGS, leaseHolder, replicaAccount, SCHEDULES, startController, type ReplicaAccount } from './chaos-cluster.ts';
+import { createSchedules, LEADER_FLAGS, LEADER_TIMING, leaseHolder, replicaAccount, SCHEDULES, startController, type ReplicaAccount } from './chaos-cluster.ts';
 import { foreignWrites, waitConverged } from './invariants.ts';
 import { nonLeaderWrites, takeovers, type LeaderKill } from './leadership.ts';
 import { Rng } from './random.ts';
@@ -20,10 +20,9 @@ const SIZES = {
   reduced: { schedules: 30, kills: 1 },
 } as const;
 
-/** client-go's defaults, which the controller uses: lease 15 s, retry 2 s, jitter 1.2. */
-const LEASE_S = 15;
-const RETRY_S = 2;
-const JITTER = 1.2;
+const LEASE_S = LEADER_TIMING.leaseDurationMs / 1000;
+const RETRY_S = LEADER_TIMING.retryPeriodMs / 1000;
+const JITTER = LEADER_TIMING.jitterFactor;
 /**
  * The worst takeover: a follower sees the last renewal up to one jittered retry period late, counts
  * the lease duration from then, and checks again only at its next jittered retry tick.

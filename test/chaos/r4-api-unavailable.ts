@@ -10,7 +10,7 @@
  */
 import { CONTROLLER_SA, deploymentArgs, sleep, startCluster, waitFor, type Cluster, type ControllerProcess } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
-import { createSchedules, readyz, replicaAccount, SCHEDULES, startController } from './chaos-cluster.ts';
+import { createSchedules, LEADER_TIMING, readyz, replicaAccount, SCHEDULES, startController } from './chaos-cluster.ts';
 import { foreignWrites, waitConverged } from './invariants.ts';
 import { nonLeaderWrites } from './leadership.ts';
 import { Rng } from './random.ts';
@@ -23,8 +23,8 @@ const SIZES = {
   reduced: { schedules: 20, outageMs: 14_000, changes: 10 },
 } as const;
 
-/** The controller's renew deadline (client-go's default; no flag changes it): an outage longer than this costs the leader its Lease. */
-const RENEW_DEADLINE_MS = 10_000;
+/** An outage longer than the renew deadline costs the leader its Lease. */
+const RENEW_DEADLINE_MS = LEADER_TIMING.renewDeadlineMs;
 
 /** The log lines of a leader giving up the Lease, and of a replica starting to lead. */
 const LOST_LEASE = 'leader election lost; pausing workers and campaigning again';
