@@ -23,4 +23,4 @@ USER 65532:65532
 EXPOSE 8080 8081
 # The bundle needs nothing from the file system but its own files, so readOnlyRootFilesystem holds.
 # V8 flags: src/controller/node-flags.ts explains them (test/controller/node-flags.test.ts keeps them equal).
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=8", "--max-old-space-size=192", "/app/controller.mjs"]
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=8", "--max-old-space-size=192", "--invocation-count-for-feedback-allocation=2", "--flush-baseline-code", "/app/controller.mjs"]
