@@ -13,11 +13,12 @@
  * and an explicit old-generation limit makes the heap independent of how the container is sized.
  *
  * The last two flags are for a fresh controller's first burst (a restart, a new cluster, a mass apply),
- * when the reconcile path is still running in V8's interpreter. Feedback vectors after 2 calls instead
- * of 8 let the baseline compiler and then the optimizers take that path sooner: a fresh controller
- * converging 1,000 new schedules spent 4–6 % less CPU (paired runs, bench/convergence-bench.ts), the
- * floor writer with the same informers nothing, and 10,000 schedules no less. Flushing baseline code
- * that has not run for a while, as V8 already does with bytecode, keeps what start-up code compiled
- * that way from staying resident: without it the earlier feedback cost 2–3 MiB RSS at 10,000.
+ * while its reconcile path still runs in V8's interpreter. Feedback vectors after 2 calls instead of 8
+ * let the baseline compiler, and then the optimizers, take that path sooner. In alternating A/B runs of
+ * a fresh controller converging 1,000 new schedules (8–12 a side, README "Convergence performance"),
+ * its CPU between its first and last write fell 3–8 % (medians); the floor writer with the same
+ * informers gained nothing, and 10,000 schedules took as much CPU as before. Flushing baseline code that
+ * has not run for a while, as V8 already does with bytecode, keeps what start-up code compiled that way
+ * from staying resident: without it the earlier feedback cost 2–3 MiB of RSS at 10,000.
  */
 export const CONTROLLER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--max-old-space-size=192', '--invocation-count-for-feedback-allocation=2', '--flush-baseline-code'];
