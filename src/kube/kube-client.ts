@@ -2,15 +2,15 @@
  * A small HTTP client for the Kubernetes API on `node:http(s)` with one keep-alive agent: JSON
  * requests whose failures become {@link ApiStatusError}, and streaming WATCH responses.
  */
-import http from 'node:http';
 import https from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import type { Agent, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { ApiStatusError } from './api-status-error.ts';
 import type { KubeConfig } from './kube-config.ts';
 import type { KubeObject, StatusBody, WatchEvent } from './object.ts';
 import { decodeWatchStream } from './watch-stream.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
+import { http } from '../runtime/node-http.ts';
 
 /** What the client reports about each finished request (wired to `rest_client_*` metrics). */
 export interface RequestObservation {
@@ -152,7 +152,7 @@ export class KubeClient {
   /** `host[:port]` of the API server, for the request metrics. */
   readonly #host: string;
   readonly #http: typeof http | typeof https;
-  readonly #agent: http.Agent;
+  readonly #agent: Agent;
   readonly #timeoutMs: number;
   readonly #beforeWrite: ((method: string, path: string) => void) | undefined;
   readonly #onRequest: ((o: RequestObservation) => void) | undefined;

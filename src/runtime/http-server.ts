@@ -3,9 +3,10 @@
  * controller-runtime's flag format (`:8080`, `127.0.0.1:8081`, `0` = disabled), and what they share
  * with the HTTPS server (routing, listening, bounded request bodies).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { http } from './node-http.ts';
 
 /** A host/port pair to listen on. */
 export interface BindAddress {
@@ -83,7 +84,7 @@ export async function listen(server: Server | HttpsServer, address: BindAddress,
 
 /** Starts an HTTP server; routes unknown paths to 404. */
 export async function startHttpServer(address: BindAddress, routes: Readonly<Record<string, Handler>>): Promise<RunningServer> {
-  const server: Server = createServer(routeRequests(routes));
+  const server: Server = http.createServer(routeRequests(routes));
   // Probes and scrapes are short: do not let idle keep-alive sockets hold shutdown up.
   server.keepAliveTimeout = 5_000;
   return listen(server, address, 'http');

@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildBundle } from '../e2e/harness.ts';
+
+const UNDICI = 'NativeModule internal/deps/undici/undici';
+
+/** The built-in modules a fresh Node process has loaded once it has imported `specifier` as an ES module. */
+function modulesLoadedBy(specifier: string): string[] {
+  const script = `await import(${JSON.stringify(specifier)}); process.stdout.write(JSON.stringify(process.moduleLoadList));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as string[];
+}
+
+describe('the controller bundle', () => {
+  it("does not load Node's bundled undici, which an ES import of node:http would (src/runtime/node-http.ts)", async () => {
+    // The control: on this Node an ES import of node:http loads undici. Were that fixed, the check
+    // below would prove nothing, and src/runtime/node-http.ts could go.
+    expect(modulesLoadedBy('node:http')).toContain(UNDICI);
+    const chunks = join(dirname(await buildBundle()), 'chunks');
+    const operator = readdirSync(chunks).find((file) => file.startsWith('operator-'));
+    expect(operator).toBeDefined();
+    const loaded = modulesLoadedBy(pathToFileURL(join(chunks, operator ?? '')).href);
+    expect(loaded).toContain('NativeModule https');
+    expect(loaded).not.toContain(UNDICI);
+  });
+});
