@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -24,5 +24,13 @@ describe('the controller bundle', () => {
     const loaded = modulesLoadedBy(pathToFileURL(join(chunks, operator ?? '')).href);
     expect(loaded).toContain('NativeModule https');
     expect(loaded).not.toContain(UNDICI);
+  });
+
+  it('has no ES import of node:http in any of its files, the entry and the chunks the operator chunk does not reach included', async () => {
+    const entry = await buildBundle();
+    const chunks = join(dirname(entry), 'chunks');
+    const files = [entry, ...readdirSync(chunks).map((file) => join(chunks, file))];
+    expect(files.length).toBeGreaterThan(2);
+    expect(files.filter((file) => /from\s*["']node:http["']/.test(readFileSync(file, 'utf8')))).toEqual([]);
   });
 });
