@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../src/kube/object.ts';
+import { shareSubtrees } from './shared-subtrees.ts';
 import { WatchHub, type StoredEvent } from './watch-hub.ts';
 
 /** Where an object lives. */
@@ -14,7 +15,8 @@ export type ChangeListener = (event: StoredEvent) => void;
 /**
  * The etcd of the test server: objects by `group/resource`, namespace and name, one global
  * resourceVersion counter, a uid index, and the watch history. Stored objects are never mutated:
- * every write stores a new object, so readers may serialize them without copying.
+ * every write stores a new object, so readers may serialize them without copying, and a version may
+ * share its unchanged subtrees with the one before.
  */
 export class Storage {
   #rv = 1;
@@ -122,7 +124,9 @@ export class Storage {
 
   #write(gr: string, obj: KubeObject, prev: KubeObject | undefined): KubeObject {
     const rv = ++this.#rv;
-    const stored = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+    // The versions the watch history retains share what they have in common (shared-subtrees.ts).
+    const written = prev ? shareSubtrees(obj, prev) : obj;
+    const stored = { ...written, metadata: { ...written.metadata, resourceVersion: String(rv) } };
     const { namespace = '', name = '' } = stored.metadata;
     let table = this.#tables.get(gr);
     if (!table) this.#tables.set(gr, (table = new Map()));
