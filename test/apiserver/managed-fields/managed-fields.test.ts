@@ -58,6 +58,22 @@ describe('field sets', () => {
     expect(fields).toEqual({ 'f:data': { 'f:a': {} }, 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } });
     expect(decodeFieldsV1(fields)).toEqual(new Set(set.keys()));
   });
+
+  it('shares equal FieldsV1 subtrees between encodings, and keeps different ones apart', () => {
+    const owned = (name: string, image: string): Record<string, unknown> =>
+      encodeFieldsV1(toFieldSet({ metadata: { labels: { owner: name } }, spec: { containers: [{ name: 'c', image }] } }, listTypesOf(cronJobs)).keys());
+    const [a, b] = [owned('a', 'i'), owned('b', 'i')];
+    expect(a['f:spec']).toBe(b['f:spec']);
+    expect(a['f:metadata']).toBe(b['f:metadata']);
+    expect(a).toBe(b);
+    const withDot = encodeFieldsV1(['f:spec\nf:containers\nk:{"name":"c"}', 'f:spec\nf:containers\nk:{"name":"c"}\nf:image']);
+    const withoutDot = encodeFieldsV1(['f:spec\nf:containers\nk:{"name":"c"}\nf:image']);
+    expect(withDot).toEqual({ 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {} } } } });
+    expect(withoutDot).toEqual({ 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { 'f:image': {} } } } });
+    expect(encodeFieldsV1(['f:data\nf:a', 'f:data\nf:b'])).toEqual({ 'f:data': { 'f:a': {}, 'f:b': {} } });
+    expect(encodeFieldsV1(['f:data\nf:a=b'])).toEqual({ 'f:data': { 'f:a=b': {} } });
+    expect(encodeFieldsV1(['f:data\nf:a', 'f:data\nf:b'])['f:data']).not.toBe(encodeFieldsV1(['f:data\nf:a=b'])['f:data']);
+  });
 });
 
 const write = (manager: string, now = '2026-11-30T10:00:00Z') => ({ type: configMaps, manager, apiVersion: 'v1', now });
