@@ -1,5 +1,5 @@
 import type { KubeObject } from '../../src/kube/object.ts';
-import { shareSubtrees } from './shared-subtrees.ts';
+import { shareSubtrees } from './structural-sharing.ts';
 import { WatchHub, type StoredEvent } from './watch-hub.ts';
 
 /** Where an object lives. */
@@ -124,7 +124,7 @@ export class Storage {
 
   #write(gr: string, obj: KubeObject, prev: KubeObject | undefined): KubeObject {
     const rv = ++this.#rv;
-    // The versions the watch history retains share what they have in common (shared-subtrees.ts).
+    // The versions the watch history retains share what they have in common (structural-sharing.ts).
     const written = prev ? shareSubtrees(obj, prev) : obj;
     const stored = { ...written, metadata: { ...written.metadata, resourceVersion: String(rv) } };
     const { namespace = '', name = '' } = stored.metadata;

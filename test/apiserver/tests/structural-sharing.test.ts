@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/object.ts';
-import { shareSubtrees } from '../shared-subtrees.ts';
+import { shareSubtrees } from '../structural-sharing.ts';
 import { Storage } from '../storage.ts';
 
 const cronJob = (schedule: string, resourceVersion = '1'): KubeObject => ({
