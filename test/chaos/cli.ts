@@ -41,5 +41,8 @@ for (const scenario of SCENARIOS) {
   results.push(result);
 }
 const runArgs = [...(values.reduced ? ['--reduced'] : []), ...(values['soak-minutes'] !== undefined ? ['--soak-minutes', values['soak-minutes']] : [])];
-process.stdout.write(formatTable(results, runArgs));
-process.exitCode = results.every((r) => r.failures.length === 0) ? 0 : 1;
+// Exits once the table is out rather than when the event loop drains: after a full run whose soak
+// failed (seed 20261208), the process printed its table and then spun at full CPU in Node's teardown
+// (FreeEnvironment → CleanupHandles, waiting on a handle of the run's) until killed 3 minutes later.
+const code = results.every((r) => r.failures.length === 0) ? 0 : 1;
+process.stdout.write(formatTable(results, runArgs), () => process.exit(code));
