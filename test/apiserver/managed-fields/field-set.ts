@@ -161,14 +161,15 @@ export function encodeFieldsV1(keys: Iterable<PathKey>): Record<string, unknown>
   const write = (node: Node): Encoded => {
     const dot = node.member && node.children.size > 0;
     const children = [...node.children.keys()].sort().map((e) => [e, write(node.children.get(e) as Node)] as const);
-    // JSON-quoted names cannot run into the separators.
-    const key = `${dot ? '.' : ''}${children.map(([e, c]) => `${JSON.stringify(e)}=${c.id}`).join(',')}`;
+    // Path elements never hold the separator (a raw newline), so names and numbers cannot run together.
+    const key = `${dot ? '.' : ''}${children.map(([e, c]) => `${SEP}${e}${SEP}${c.id}`).join('')}`;
     const known = interned.get(key);
     if (known) return known;
-    const value: Record<string, unknown> = dot ? { '.': {} } : {};
+    const value: Record<string, unknown> = dot ? { '.': Object.freeze({}) } : {};
     for (const [e, c] of children) value[e] = c.value;
     if (interned.size >= INTERNED_LIMIT) interned.clear();
-    const encoded = { value, id: nextId++ };
+    // Frozen: shared by many stored objects, a change through one would show in all of them.
+    const encoded = { value: Object.freeze(value), id: nextId++ };
     interned.set(key, encoded);
     return encoded;
   };

@@ -66,6 +66,7 @@ describe('field sets', () => {
     expect(a['f:spec']).toBe(b['f:spec']);
     expect(a['f:metadata']).toBe(b['f:metadata']);
     expect(a).toBe(b);
+    expect(Object.isFrozen(a['f:spec'])).toBe(true);
     const withDot = encodeFieldsV1(['f:spec\nf:containers\nk:{"name":"c"}', 'f:spec\nf:containers\nk:{"name":"c"}\nf:image']);
     const withoutDot = encodeFieldsV1(['f:spec\nf:containers\nk:{"name":"c"}\nf:image']);
     expect(withDot).toEqual({ 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:image': {} } } } });
