@@ -86,8 +86,9 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       // before the last write still to make: drawn past it, a life converged the reduced storm (80
       // schedules, seed 7) and its kill, after the 5 s, fell after the last convergence write.
       const writeLivesLeft = Math.max(1, (size.kills - i) * (1 - STARTUP_SHARE));
-      const toMake = minimal - landed();
-      const share = Math.max(0, STORM_SHARE * minimal - landed()) / writeLivesLeft;
+      const made = landed();
+      const toMake = minimal - made;
+      const share = Math.max(0, STORM_SHARE * minimal - made) / writeLivesLeft;
       if (rng.chance(STARTUP_SHARE)) await killAtWrite(cluster, CONTROLLER_USER, controller, 1, rng.int(20, 600));
       else await killAtWrite(cluster, CONTROLLER_USER, controller, rng.int(1, Math.max(1, Math.min(Math.floor(2 * share), toMake - 1))), 5_000);
       killTimes.push(Date.now());
