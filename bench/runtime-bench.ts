@@ -6,7 +6,8 @@
  * (b) RSS of a child process (an esbuild bundle on this Node) caching N BackupSchedule-shaped and N
  *     CronJob-shaped objects, at N = 0, 10,000 and 20,000, and the marginal bytes per cached object.
  *
- * Options: `--events N` (default 200000), `--skip-http`, `--skip-rss`.
+ * Options: `--events N` (default 200000), `--skip-http`, `--skip-rss`, `--rss-sizes 0,10000,20000` (the
+ * objects per kind of each child run; the marginal bytes come from the last two).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { build } from 'esbuild';
 import { KubeClient, KubeConfig, ResourceClient, decodeWatchStream, type KubeList, type KubeObject, type ListOptions, type WatchEvent, type WatchOptions } from '../src/kube/index.ts';
 import { Informer, createRateLimitingQueue, type ListWatchSource } from '../src/runtime/index.ts';
 import { startTestApiServer } from '../test/apiserver/index.ts';
+import { ESM_REQUIRE_BANNER } from '../scripts/bundle.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {
@@ -26,6 +28,8 @@ const flag = (name: string): string | undefined => {
 };
 const EVENTS = Number(flag('--events') ?? '200000');
 const KEYS = 20_000;
+const RSS_SIZES = (flag('--rss-sizes') ?? '0,10000,20000').split(',').map(Number);
+if (RSS_SIZES.some((n) => !Number.isInteger(n) || n < 0)) throw new Error(`--rss-sizes: expected non-negative integers separated by commas, got ${flag('--rss-sizes')}`);
 
 /** A ~1.4 KB CronJob-like event line (incl. managedFields, which the reflector strips). */
 function eventLine(i: number, type: 'ADDED' | 'MODIFIED'): string {
@@ -149,11 +153,11 @@ async function rss(configs: readonly { readonly label: string; readonly env: Rea
       bundle: true, platform: 'node', format: 'esm', target: 'node24', outfile, logLevel: 'error',
       // Loaded lazily for exec-plugin users only; the image bundle must keep it external too.
       external: ['@kubernetes/client-node'],
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      banner: { js: ESM_REQUIRE_BANNER },
     });
     return configs.map(({ label, env }) => ({
       label,
-      runs: [0, 10_000, 20_000].map((n) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', outfile, String(n)], { encoding: 'utf8', env: { ...process.env, ...env } }).trim()) as RssRun),
+      runs: RSS_SIZES.map((n) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', outfile, String(n)], { encoding: 'utf8', env: { ...process.env, ...env } }).trim()) as RssRun),
     }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -176,10 +180,10 @@ if (!args.includes('--skip-rss')) {
   for (const { label, runs } of results) {
     console.log(`(b) ${label}:`);
     for (const r of runs) console.log(`    ${r.perKind} BackupSchedules + ${r.perKind} CronJobs (${r.cached} cached, ~${r.sampleJsonBytes} B JSON each before stripping): RSS ${(r.rss / MiB).toFixed(1)} MiB, heap used ${(r.heapUsed / MiB).toFixed(1)} MiB of ${(r.heapTotal / MiB).toFixed(1)} MiB [${r.node}]`);
-    const [, r10, r20] = runs;
-    if (r10 && r20) {
-      const extra = r20.cached - r10.cached;
-      console.log(`    marginal per extra cached object (10k+10k → 20k+20k): RSS ${Math.round((r20.rss - r10.rss) / extra)} B, heap ${Math.round((r20.heapUsed - r10.heapUsed) / extra)} B (targets: RSS ≤ 150 MiB at 10k+10k, ≤ 2048 B per object)`);
+    const [smaller, larger] = runs.slice(-2);
+    if (smaller && larger && larger.cached > smaller.cached) {
+      const extra = larger.cached - smaller.cached;
+      console.log(`    marginal per extra cached object (${smaller.perKind}+${smaller.perKind} → ${larger.perKind}+${larger.perKind}): RSS ${Math.round((larger.rss - smaller.rss) / extra)} B, heap ${Math.round((larger.heapUsed - smaller.heapUsed) / extra)} B (targets: RSS ≤ 150 MiB at 10k+10k, ≤ 2048 B per object)`);
     }
   }
 }

@@ -12,6 +12,7 @@ import { chmodSync, copyFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { GENERATED_V1_VALIDATOR_PATH, GENERATED_VALIDATOR_PATH } from '../src/api/schema-validator.ts';
+import { ESM_REQUIRE_BANNER } from './bundle.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -43,8 +44,8 @@ export async function buildPackage(): Promise<void> {
     minifySyntax: true,
     legalComments: 'none',
     logLevel: 'warning',
-    // CommonJS dependencies (ajv) call require(); an ES module has none. The entry's shebang is kept.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    // The entry's shebang is kept above the banner.
+    banner: { js: ESM_REQUIRE_BANNER },
   });
   chmodSync(CLI_BUNDLE, 0o755);
 }

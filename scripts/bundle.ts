@@ -22,6 +22,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Where `npm run bundle` writes the controller bundle. */
 export const DEFAULT_BUNDLE = fileURLToPath(new URL('../build/controller.mjs', import.meta.url));
 
+/**
+ * The banner of every ES-module bundle here: CommonJS dependencies (pino, prom-client, ajv) call
+ * require() for Node built-ins, and an ES module has none. Aliased because bundled modules import
+ * `createRequire` themselves (src/runtime/node-http.ts), and esbuild hoists their import beside it.
+ */
+export const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
 /** Options for {@link bundleController}. */
 export interface BundleOptions {
   /** Entry file; the chunks go to `chunks/` next to it. @default build/controller.mjs */
@@ -58,8 +65,7 @@ export async function bundleController(options: BundleOptions = {}): Promise<Bui
     // Lets the entry point refuse what the bundle cannot do (--log-format=text: see `external`).
     define: { 'process.env.BKS_BUNDLED': '"1"' },
     logLevel: 'warning',
-    // CommonJS dependencies (pino, prom-client) call require() for Node built-ins; an ES module has none.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: { js: ESM_REQUIRE_BANNER },
     external: [
       // Loaded only for --log-format=text, through a worker thread that resolves it by name at run time.
       'pino-pretty',
