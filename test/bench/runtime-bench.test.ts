@@ -16,7 +16,8 @@ describe('npm run bench:runtime', () => {
       cwd: root,
       encoding: 'utf8',
       env: { ...process.env, RSS_SETTLE_MS: '0' },
-      timeout: 60_000,
+      // Within the test's own timeout, so a hung bench ends as this call's error, not as a stuck worker.
+      timeout: 50_000,
     });
     expect(output).toMatch(/\(a\) in-process watch stream: 2000 events/);
     for (const label of ['strip managedFields (default transform), plain full GC', 'strip managedFields + StringInterner, compactHeap() after sync']) {
@@ -24,5 +25,5 @@ describe('npm run bench:runtime', () => {
     }
     expect(output.match(/100 BackupSchedules \+ 100 CronJobs \(200 cached/g)).toHaveLength(2);
     expect(output.match(/marginal per extra cached object \(0\+0 → 100\+100\): RSS -?\d+ B, heap -?\d+ B/g)).toHaveLength(2);
-  });
+  }, 60_000);
 });
