@@ -1,12 +1,12 @@
 /**
  * `npm run import`: regenerates `imports/backupschedule.ts` from the BackupSchedule JSON Schema with
- * json-schema-to-typescript, and the API reference section of README.md. Both are checked by the
+ * json-schema-to-typescript, and the generated tables of docs/api-reference.md. Both are checked by the
  * staleness tests (test/synth/).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { withApiReference } from './api-reference.ts';
+import { API_REFERENCE_PATH, withApiReference } from './api-reference.ts';
 import { backupScheduleSchema, type SchemaNode } from './schema.ts';
 import { backupScheduleV1Schema } from './schema-v1.ts';
 import { GENERATED_V1_VALIDATOR_PATH, GENERATED_VALIDATOR_PATH, generateSchemaValidator } from './schema-validator.ts';
@@ -66,7 +66,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     await writeFile(new URL(`../../${path}`, import.meta.url), validator.js);
     await writeFile(new URL(`../../${path.replace(/\.js$/, '.d.ts')}`, import.meta.url), validator.dts);
   }
-  const readme = new URL('../../README.md', import.meta.url);
-  await writeFile(readme, withApiReference(await readFile(readme, 'utf8')));
-  console.log(`wrote ${GENERATED_TYPES_PATH}, ${GENERATED_V1_TYPES_PATH}, ${GENERATED_VALIDATOR_PATH}, ${GENERATED_V1_VALIDATOR_PATH} and the API reference in README.md`);
+  const reference = new URL(`../../${API_REFERENCE_PATH}`, import.meta.url);
+  await writeFile(reference, withApiReference(await readFile(reference, 'utf8')));
+  console.log(`wrote ${GENERATED_TYPES_PATH}, ${GENERATED_V1_TYPES_PATH}, ${GENERATED_VALIDATOR_PATH}, ${GENERATED_V1_VALIDATOR_PATH} and the API reference in ${API_REFERENCE_PATH}`);
 }

@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { renderApiReference } from '../../src/api/api-reference.ts';
+import { API_REFERENCE_PATH, renderApiReference } from '../../src/api/api-reference.ts';
 import type { AnyBackupSchedule } from '../../src/api/index.ts';
 import { buildCronJob } from '../../src/pure/index.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** The generated API reference, which the README links (issue 33 moved it out of the README). */
+const API_REFERENCE = readFileSync(new URL(`../../${API_REFERENCE_PATH}`, import.meta.url), 'utf8');
 
 describe('README.md', () => {
   it('starts with the two set-up commands', () => {
@@ -14,12 +16,13 @@ describe('README.md', () => {
     expect(block).toContain('npm test');
   });
 
-  it('holds the current API reference (run `npm run import` if not)', () => {
-    expect(README.includes(renderApiReference()), 'README API reference is stale: run `npm run import`').toBe(true);
+  it('links the API reference, which holds the current v1alpha1 reference (run `npm run import` if not)', () => {
+    expect(README).toContain(`](${API_REFERENCE_PATH})`);
+    expect(API_REFERENCE.includes(renderApiReference()), `${API_REFERENCE_PATH} is stale: run \`npm run import\``).toBe(true);
   });
 
-  it('holds the current v1 API reference (run `npm run import` if not)', () => {
-    expect(README.includes(renderApiReference('v1')), 'README v1 API reference is stale: run `npm run import`').toBe(true);
+  it('links an API reference holding the current v1 reference (run `npm run import` if not)', () => {
+    expect(API_REFERENCE.includes(renderApiReference('v1')), `${API_REFERENCE_PATH} v1 reference is stale: run \`npm run import\``).toBe(true);
   });
 
   it('lists every runner flag buildCronJob emits for the golden inputs in the Backup container contract, and so does backup-contract.ts', () => {
