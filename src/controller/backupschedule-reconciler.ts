@@ -1,6 +1,6 @@
 /**
- * The BackupSchedule reconcile: the lesson's ~60 lines (shared/seed/operator-lesson.txt) made
- * production-grade (DESIGN.md §3).
+ * The BackupSchedule reconcile: the classic level-triggered loop made production-grade
+ * (docs/design.md, "The reconcile").
  *
  * `reconcile(key)` reads only from the informer caches and makes at most ONE write, then returns; the
  * watch event that write causes brings the key back for the next move. In order:

@@ -15,7 +15,7 @@
  * The last two flags are for a fresh controller's first burst (a restart, a new cluster, a mass apply),
  * while its reconcile path still runs in V8's interpreter. Feedback vectors after 2 calls instead of 8
  * let the baseline compiler, and then the optimizers, take that path sooner. In alternating A/B runs of
- * a fresh controller converging 1,000 new schedules (8–12 a side, README "Convergence performance"),
+ * a fresh controller converging 1,000 new schedules (8–12 a side, docs/performance.md "Convergence"),
  * its CPU between its first and last write fell 3–8 % (medians); the floor writer with the same
  * informers gained nothing, and 10,000 schedules took as much CPU as before. Flushing baseline code that
  * has not run for a while, as V8 already does with bytecode, keeps what start-up code compiled that way

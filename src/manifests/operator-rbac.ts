@@ -33,7 +33,7 @@ export interface OperatorRbacProps {
 }
 
 /**
- * The rules of the controller's ClusterRole: exactly the calls it makes (DESIGN.md §5). BackupSchedules
+ * The rules of the controller's ClusterRole: exactly the calls it makes (docs/design.md, "RBAC"). BackupSchedules
  * are only listed and watched (the informer cache answers every read, so no `get`); status is written
  * with PUT (`update`, carrying resourceVersion). CronJobs are listed and watched by label (only the
  * operator's children), created, and written with JSON merge patches (`patch`, carrying resourceVersion:

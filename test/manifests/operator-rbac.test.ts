@@ -12,7 +12,7 @@ describe('OperatorRbac', () => {
     expect(objects).toMatchSnapshot();
   });
 
-  it('grants exactly the verbs the controller uses (DESIGN.md §5)', () => {
+  it('grants exactly the verbs the controller uses (docs/design.md, "RBAC")', () => {
     const rules = byKind('ClusterRole')['rules'].map((r: any) => `${r.apiGroups[0]}/${r.resources[0]}: ${r.verbs.join(',')}`);
     expect(rules).toEqual([
       'kubelings.dev/backupschedules: list,watch',
