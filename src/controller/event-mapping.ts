@@ -4,7 +4,9 @@
  */
 import { isBackupScheduleRef } from '../pure/child-claim.ts';
 import { childLabels } from '../pure/labels.ts';
-import { controllerOf, objectKey, type KubeObject, type ObjectMeta } from '../kube/object.ts';
+import { childNameFor } from '../pure/names.ts';
+import { controllerOf, objectKey, type KubeObject, type ObjectMeta, type OwnerReference } from '../kube/object.ts';
+import { jsonLengthWithin } from '../runtime/json-size.ts';
 import { StringInterner } from '../runtime/string-interner.ts';
 
 /** One interner for both caches: schedules and their children share most values. */
@@ -70,28 +72,80 @@ interface CronJobStatusView {
 }
 
 /**
- * Cache transform for CronJobs (the informer sees only the operator's children, by label): keeps the
- * metadata reconcile reads, only OUR labels, the owner references, the `spec` (only when a BackupSchedule
- * controls the CronJob: anything else is looked at with a GET when it matters, so a labelled foreign
- * CronJob costs no more than its metadata), and `status.active` (names), `lastScheduleTime`,
- * `lastSuccessfulTime`. No annotations: the children carry none of ours, and the controller writes them
- * with merge patches naming only its own fields (src/pure/child-patch.ts), so what the cache dropped is
- * never written back. String values are interned.
+ * The most of a child's `spec`, `ownerReferences` and `status.active` (JSON characters, together) the
+ * cache keeps; a larger child is cached as a stub and read with a GET when reconcile needs it. The
+ * child `buildCronJob` makes, server defaults included, is ~3 KB: the budget leaves room for what
+ * other writers add and bounds what one BackupSchedule makes the controller hold, whatever its child is
+ * made to carry (an object may be ~1.5 MiB in etcd).
+ */
+export const CHILD_CACHE_BUDGET = 16 * 1024;
+
+/** Longest owner reference field a stub keeps (a name or a `group/version`: 253 + 1 + 63). */
+const MAX_REF_FIELD = 317;
+
+/** The controller reference of `metadata`, its six fields only, or undefined when it has none or an absurdly long field. */
+function boundedControllerRef(metadata: ObjectMeta): OwnerReference | undefined {
+  const ref = controllerOf(metadata);
+  if (!ref) return undefined;
+  const { apiVersion, kind, name, uid, blockOwnerDeletion } = ref;
+  for (const field of [apiVersion, kind, name, uid]) if (typeof field !== 'string' || field.length > MAX_REF_FIELD) return undefined;
+  return { apiVersion, kind, name, uid, controller: true, ...(blockOwnerDeletion !== undefined ? { blockOwnerDeletion } : {}) };
+}
+
+/** A timestamp of the CronJob's status as the cache keeps it: a string of RFC 3339's length, or nothing. */
+function timestamp(value: unknown): unknown {
+  return typeof value === 'string' && value.length <= 64 ? value : undefined;
+}
+
+/**
+ * Whether the cache holds `cronJob` whole enough for reconcile to heal it from the cache: its `spec`
+ * and every owner reference. A stub ({@link stripCronJob}) is read with a GET instead.
+ */
+export function cachedWhole(cronJob: KubeObject): boolean {
+  return cronJob['spec'] !== undefined;
+}
+
+/**
+ * Cache transform for CronJobs (the informer sees only the operator's children, by label). What one
+ * namespace can make the controller hold this way is bounded per CronJob (docs/tenant-bounds.md):
+ *
+ * - every cached CronJob: the metadata reconcile reads (server-set or length-validated), only OUR
+ *   labels (six keys, values ≤ 63 characters), its controller reference (six fields, each ≤ 317
+ *   characters, or none) and the two status timestamps;
+ * - only the child this controller builds for its owner (`name` = childName(controller), the
+ *   controller a BackupSchedule) keeps its `spec`, all its owner references (a merge patch of them
+ *   replaces the list whole) and the names in `status.active`, and only within
+ *   {@link CHILD_CACHE_BUDGET}. Any other CronJob — one with our labels and another name, or a child
+ *   made larger than the budget — is a stub, read with a GET when it matters ({@link cachedWhole}).
+ *
+ * No annotations: the children carry none of ours, and the controller writes them with merge patches
+ * naming only its own fields (src/pure/child-patch.ts), so what the cache dropped is never written
+ * back. String values are interned.
  */
 export function stripCronJob<T extends KubeObject>(obj: T): T {
   const metadata = pickMetadata(obj.metadata);
   const labels = Object.entries(obj.metadata.labels ?? {}).filter(([key]) => OUR_LABELS.has(key));
   if (labels.length > 0) metadata.labels = Object.fromEntries(labels);
-  if (obj.metadata.ownerReferences !== undefined) metadata.ownerReferences = obj.metadata.ownerReferences;
-  const kept = withTypeMeta(obj, metadata);
-  const controller = controllerOf(obj.metadata);
+  const controller = boundedControllerRef(obj.metadata);
   const { spec, status } = obj as KubeObject & { spec?: unknown; status?: CronJobStatusView };
-  if (spec !== undefined && controller && isBackupScheduleRef(controller)) kept['spec'] = spec;
+  const active = Array.isArray(status?.active) ? status.active : undefined;
+  const whole =
+    spec !== undefined &&
+    controller !== undefined &&
+    isBackupScheduleRef(controller) &&
+    obj.metadata.name === childNameFor(controller.name) &&
+    jsonLengthWithin([spec, obj.metadata.ownerReferences, active?.map((ref) => ref?.name)], CHILD_CACHE_BUDGET) <= CHILD_CACHE_BUDGET;
+  if (whole && obj.metadata.ownerReferences !== undefined) metadata.ownerReferences = obj.metadata.ownerReferences;
+  else if (controller) metadata.ownerReferences = [controller];
+  const kept = withTypeMeta(obj, metadata);
+  if (whole) kept['spec'] = spec;
   if (status) {
     const view: Record<string, unknown> = {};
-    if (status.active) view['active'] = status.active.map((ref) => ({ name: ref.name }));
-    if (status.lastScheduleTime !== undefined) view['lastScheduleTime'] = status.lastScheduleTime;
-    if (status.lastSuccessfulTime !== undefined) view['lastSuccessfulTime'] = status.lastSuccessfulTime;
+    if (whole && active) view['active'] = active.map((ref) => ({ name: ref?.name }));
+    const lastScheduleTime = timestamp(status.lastScheduleTime);
+    if (lastScheduleTime !== undefined) view['lastScheduleTime'] = lastScheduleTime;
+    const lastSuccessfulTime = timestamp(status.lastSuccessfulTime);
+    if (lastSuccessfulTime !== undefined) view['lastSuccessfulTime'] = lastSuccessfulTime;
     kept['status'] = view;
   }
   return interner.internDeep(kept) as T;

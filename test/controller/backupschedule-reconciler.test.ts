@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildCronJob, ownerReference } from '../../src/pure/index.ts';
-import { stripCronJob } from '../../src/controller/event-mapping.ts';
+import { CHILD_CACHE_BUDGET, stripCronJob } from '../../src/controller/event-mapping.ts';
 import jsonMergePatch from 'json-merge-patch';
 import type { ChildMergePatch } from '../../src/pure/child-patch.ts';
 import { BackupScheduleReconciler, CONFLICT_RECHECK_MS, type ChildRef, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
@@ -336,6 +336,35 @@ describe('BackupScheduleReconciler', () => {
     await reconciler.reconcile(KEY);
     expect(writes.calls.map((c) => c.name)).toEqual(['updateScheduleStatus']);
     expect(writes.calls[0]?.obj['status']).toMatchObject({ observedGeneration: 2, cronJobName: 'nightly-etcd', active: [], lastScheduleTime: '2026-11-30T02:00:00Z', conditions: [{ reason: 'InvalidSpec' }] });
+  });
+
+  it('reads its child with a GET when the cache holds it as a stub (larger than the cache keeps), heals it, and keeps what others added', async () => {
+    const s = converged();
+    const live = asStored(desiredOf(s), '400') as KubeObject & { spec: any };
+    live.spec.schedule = '* * * * *';
+    // The spec is ours whole (a heal drops what others add to it); owner references are not: 300 foreign ones outgrow the budget.
+    const foreign = Array.from({ length: 300 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `keep-${i}`, uid: `cm-${i}` }));
+    live.metadata.ownerReferences = [...(live.metadata.ownerReferences ?? []), ...foreign];
+    const stub = stripCronJob(structuredClone(live));
+    expect(JSON.stringify(foreign).length).toBeGreaterThan(CHILD_CACHE_BUDGET);
+    expect(stub).not.toHaveProperty('spec');
+    const { writes, reconciler } = setup([s], [stub], { patchCronJob: ok }, [live]);
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
+    expect(writes.calls.map((c) => c.name)).toEqual(['getCronJob', 'patchCronJob']);
+    expect(writes.calls[1]?.patch).toEqual({ spec: { schedule: '0 2 * * *' }, metadata: { resourceVersion: '400' } });
+    expect(writes.calls[1]?.obj.metadata.ownerReferences).toEqual(live.metadata.ownerReferences);
+  });
+
+  it('suspends a stub child running a disallowed image after reading it whole', async () => {
+    const s = converged();
+    const live = asStored(desiredOf(s), '401') as KubeObject & { spec: any };
+    live.spec.jobTemplate.spec.template.spec.containers[0].image = 'evil.example.com/x:1';
+    live.metadata.ownerReferences = [...(live.metadata.ownerReferences ?? []), ...Array.from({ length: 300 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `keep-${i}`, uid: `cm-${i}` }))];
+    const disallowed = { ...s, metadata: { ...s.metadata, generation: 2 }, spec: { ...s.spec, image: 'evil.example.com/x:1' } } as BackupScheduleObject;
+    const { writes, reconciler } = setup([disallowed], [stripCronJob(structuredClone(live))], { patchCronJob: ok }, [live]);
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'patchCronJob', result: {} });
+    expect(writes.calls.map((c) => c.name)).toEqual(['getCronJob', 'patchCronJob']);
+    expect(writes.calls[1]?.patch).toMatchObject({ spec: { suspend: true } });
   });
 
   it('handles a 253-character name: the child name is at most 52 characters', async () => {

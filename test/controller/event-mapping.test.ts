@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { childLabels } from '../../src/pure/labels.ts';
-import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/event-mapping.ts';
+import { cachedWhole, CHILD_CACHE_BUDGET, ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/event-mapping.ts';
+import { childNameFor } from '../../src/pure/names.ts';
 import type { KubeObject, OwnerReference } from '../../src/kube/object.ts';
 
 const cronJob = (ownerReferences: OwnerReference[]): KubeObject => ({ metadata: { name: 'child', namespace: 'team-a', ownerReferences } });
@@ -45,13 +46,15 @@ describe('cache transforms', () => {
   it('keeps of a child CronJob only our labels, its owners, spec and the status fields reconcile reads; no annotations', () => {
     const labels = { ...childLabels('nightly'), 'someone.else/team': 'a' };
     const status = { active: [{ kind: 'Job', name: 'j', uid: 'ju', apiVersion: 'batch/v1' }], lastScheduleTime: 't1', lastSuccessfulTime: 't2' };
-    const c = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { ...metadata, labels, ownerReferences: [ref({})] }, spec: { schedule: '0 2 * * *' }, status };
-    expect(stripCronJob(structuredClone(c))).toEqual({
+    const c = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { ...metadata, name: 'nightly', labels, ownerReferences: [ref({})] }, spec: { schedule: '0 2 * * *' }, status };
+    const stripped = stripCronJob(structuredClone(c));
+    expect(stripped).toEqual({
       apiVersion: 'batch/v1', kind: 'CronJob',
-      metadata: { name: 'x', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z', labels: childLabels('nightly'), ownerReferences: [ref({})] },
+      metadata: { name: 'nightly', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z', labels: childLabels('nightly'), ownerReferences: [ref({})] },
       spec: { schedule: '0 2 * * *' },
       status: { active: [{ name: 'j' }], lastScheduleTime: 't1', lastSuccessfulTime: 't2' },
     });
+    expect(cachedWhole(stripped)).toBe(true);
   });
 
   it('keeps no spec of a CronJob no BackupSchedule controls (reconcile GETs it when it matters)', () => {
@@ -67,5 +70,65 @@ describe('cache transforms', () => {
       const big = { metadata: { ...small.metadata, annotations: { blob }, labels: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`l${i}`, 'v'])) }, spec: { a: 1 } };
       expect(size(strip(big))).toBe(size(strip(small)));
     }
+  });
+});
+
+describe('what one namespace can make the CronJob cache hold (issue 30)', () => {
+  const blob = 'x'.repeat(250 * 1024);
+  const size = (o: unknown) => JSON.stringify(o).length;
+  /** A CronJob as a tenant may write it: our labels, a controller reference to their BackupSchedule, a spec of `specBytes`. */
+  const tenantCronJob = (name: string, specBytes: number, over: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+    apiVersion: 'batch/v1', kind: 'CronJob',
+    metadata: { name, namespace: 'tenant', uid: `uid-${name}`, resourceVersion: '9', labels: childLabels('nightly'), ownerReferences: [ref({})], ...over },
+    spec: { schedule: '0 2 * * *', jobTemplate: { metadata: { annotations: { pad: 'y'.repeat(specBytes) } } } },
+    status: { lastScheduleTime: '2026-11-30T02:00:00Z' },
+  });
+
+  it('keeps no spec of a CronJob its BackupSchedule controls under another name than that schedule\'s child (the 750 × 250 KiB attack)', () => {
+    const stripped = stripCronJob(tenantCronJob('copy-17', 250 * 1024));
+    expect(stripped).not.toHaveProperty('spec');
+    expect(cachedWhole(stripped)).toBe(false);
+    // Still enqueues its owner and still names it as its controller: claimChild and the event mapping work on stubs.
+    expect(ownerScheduleKey(stripped)).toBe('tenant/nightly');
+    expect(size(stripped)).toBeLessThan(1024);
+  });
+
+  it('keeps the spec of the one child the controller builds for its owner (a long owner name: the hashed child name)', () => {
+    const long = `n${'x'.repeat(70)}`;
+    const child = tenantCronJob(childNameFor(long), 100, { ownerReferences: [ref({ name: long })] });
+    expect(cachedWhole(stripCronJob(child))).toBe(true);
+    expect(cachedWhole(stripCronJob(tenantCronJob(long, 100, { ownerReferences: [ref({ name: long })] })))).toBe(false);
+  });
+
+  it('keeps a child larger than the budget as a stub (reconcile GETs it), and one just under it whole', () => {
+    expect(cachedWhole(stripCronJob(tenantCronJob('nightly', CHILD_CACHE_BUDGET - 200)))).toBe(true);
+    const big = stripCronJob(tenantCronJob('nightly', CHILD_CACHE_BUDGET));
+    expect(cachedWhole(big)).toBe(false);
+    expect(size(big)).toBeLessThan(1024);
+  });
+
+  it('keeps only the controller reference, its six fields, of a stub however many owners it lists', () => {
+    const others = Array.from({ length: 5000 }, (_, i) => ref({ name: `o${i}`, uid: `u${i}`, controller: false }));
+    const controller = { ...ref({}), extra: blob } as OwnerReference;
+    const stripped = stripCronJob(tenantCronJob('copy', 10, { ownerReferences: [...others, controller] }));
+    expect(stripped.metadata.ownerReferences).toEqual([ref({})]);
+  });
+
+  it('keeps no controller reference with an absurdly long field (no BackupSchedule can have such a name)', () => {
+    const stripped = stripCronJob(tenantCronJob('copy', 10, { ownerReferences: [ref({ name: blob })] }));
+    expect(stripped.metadata.ownerReferences).toBeUndefined();
+    expect(ownerScheduleKey(stripped)).toBeUndefined();
+  });
+
+  it('keeps of a stub neither the active Jobs nor a status timestamp that is not one', () => {
+    const c = tenantCronJob('copy', 10);
+    c['status'] = { active: Array.from({ length: 10_000 }, (_, i) => ({ name: `job-${i}` })), lastScheduleTime: blob, lastSuccessfulTime: '2026-11-30T02:00:42Z' };
+    expect(stripCronJob(c)['status']).toEqual({ lastSuccessfulTime: '2026-11-30T02:00:42Z' });
+  });
+
+  it('holds the same small stub whatever a labelled CronJob without owner carries', () => {
+    const small = stripCronJob(tenantCronJob('a', 10, { ownerReferences: [] }));
+    const big = stripCronJob(tenantCronJob('a', 250 * 1024, { ownerReferences: [], annotations: { blob }, labels: { ...childLabels('nightly'), ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`l${i}`, 'v'])) } }));
+    expect(size(big)).toBe(size(small));
   });
 });
