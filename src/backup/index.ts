@@ -2,7 +2,8 @@
 export { runBackupCli } from './main.ts';
 export { parseBackupArgs, BackupUsageError, BACKUP_USAGE, type BackupCommand, type BackupSource } from './backup-args.ts';
 export { runBackup, EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE } from './run-backup.ts';
-export { planRetention, retentionPolicyProblems, isoWeek, type RetentionPolicy, type RetentionInput, type RetentionPlan } from './retention.ts';
+export { planRetention, retentionPolicyProblems, isoWeek, directoryCandidates, DEFAULT_MAX_FUTURE_SKEW_MS, type RetentionPolicy, type RetentionInput, type RetentionPlan, type RetentionCandidate, type IgnoredBackup } from './retention.ts';
+export { quickCheckBackup, directoryRetentionCandidates } from './retention-candidates.ts';
 export { backupFileName, parseBackupName, formatStamp, type BackupName, type BackupKind } from './backup-names.ts';
 export { verifySnapshot, SnapshotInvalidError, type SnapshotReport } from './snapshot-verify.ts';
 export { verifyArchive, ArchiveInvalidError, type ArchiveReport } from './archive-verify.ts';

@@ -21,6 +21,7 @@ import { syncDirectory, TempFile, writeFileDurably } from './durable-file.ts';
 import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import { megabytesPerSecond, Progress } from './progress.ts';
 import { planIncompleteCleanup, planRetention } from './retention.ts';
+import { directoryRetentionCandidates } from './retention-candidates.ts';
 import { formatSidecar } from './sidecar.ts';
 import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
 
@@ -88,8 +89,13 @@ async function deleteAll(dir: string, files: readonly string[], logger: Logger, 
   return files.filter((f) => !f.endsWith(SIDECAR_SUFFIX));
 }
 
-async function prune(dir: string, command: RunCommand, justWritten: string, logger: Logger): Promise<string[]> {
-  const plan = planRetention({ files: await readdir(dir), schedule: command.schedule, policy: command.retention, justWritten });
+/** Applies retention to the verified backups (src/backup/retention-candidates.ts); the others are logged, never deleted. */
+async function prune(dir: string, command: RunCommand, justWritten: { name: string; time: number }, now: number, logger: Logger): Promise<string[]> {
+  const candidates = await directoryRetentionCandidates(dir, await readdir(dir), command.schedule, justWritten.name);
+  const plan = planRetention({ candidates, policy: command.retention, justWritten, now });
+  for (const { name, reason } of plan.ignored) {
+    logger.warn({ file: name, reason }, `retention: ${name} is not counted and not deleted: ${reason}; check it (backup verify) and delete or fix it by hand`);
+  }
   return deleteAll(dir, plan.delete, logger, 'retention');
 }
 
@@ -155,7 +161,7 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     }
     let pruned: string[];
     try {
-      pruned = await prune(dir, command, finalName, logger);
+      pruned = await prune(dir, command, { name: finalName, time: startedAt }, clock.now(), logger);
     } catch (err) {
       const message = err instanceof BackupFailedError ? err.message : describeIoError('retention', err);
       logger.error({ ...summary, exitCode: EXIT_PRUNE_FAILED, err: message }, `backup written and verified, but pruning failed: ${message}`);

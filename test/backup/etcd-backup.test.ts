@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BackupSchedule } from '../../src/api/index.ts';
+import { putVerified, snapshotBytes } from './backup-fixtures.ts';
 import { EtcdHarness, freePort, makeCerts, readKeys, requireEtcd, writeKeys, type Certs, type EtcdMember } from './etcd-harness.ts';
 import { buildRunnerBundle, containerCommand, goldenInput, killLeftoverRunners, runRunner, startRunner } from './runner-process.ts';
 
@@ -230,7 +231,9 @@ describe('backup runner against a real etcd', () => {
     mkdirSync(dir);
     const own = ['nightly-etcd-20260101T020000Z.db', 'nightly-etcd-20260102T020000Z.db', 'nightly-etcd-20260103T020000Z.db', 'nightly-etcd-20260104T020000Z.db'];
     const others = ['nightly-etcd-extra-20250101T020000Z.db', 'nightly-20250101T020000Z.tar.gz', 'notes.txt'];
-    for (const f of [...own, ...others]) {
+    // Own backups that pass retention's checks (a bbolt shape and a sidecar): only verified backups count.
+    for (const f of own) putVerified(dir, f, snapshotBytes());
+    for (const f of others) {
       writeFileSync(join(dir, f), 'old');
       writeFileSync(join(dir, `${f}.sha256`), 'old');
     }

@@ -1,9 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { backupFileName, formatStamp, parseBackupName } from '../../src/backup/backup-names.ts';
-import { isoWeek, planIncompleteCleanup, planRetention, type RetentionPolicy } from '../../src/backup/retention.ts';
+import { DEFAULT_MAX_FUTURE_SKEW_MS, directoryCandidates, isoWeek, planIncompleteCleanup, planRetention, type RetentionPlan, type RetentionPolicy } from '../../src/backup/retention.ts';
 
 const day = (d: number): number => Date.UTC(2026, 0, d, 2, 0, 0);
+
+/** Later than every backup below, so none is future-dated unless a test says so. */
+const NOW = Date.UTC(2030, 0, 1);
+
+/** The planner over a directory listing in which every backup passed the checks (as the runner feeds it). */
+function planFiles(input: { files: readonly string[]; schedule: string; policy: RetentionPolicy; justWritten: string; now?: number }): RetentionPlan {
+  const { files, schedule, policy, justWritten, now = NOW } = input;
+  return planRetention({ candidates: directoryCandidates(files, schedule), policy, justWritten: { name: justWritten, time: parseBackupName(justWritten)!.time }, now });
+}
 
 describe('backup file names', () => {
   it('formats the UTC start time as yyyymmddThhmmssZ', () => {
@@ -40,30 +49,30 @@ describe('planRetention', () => {
 
   it('deletes the oldest of its own backups beyond keepLast, each with its sidecar, oldest first', () => {
     const files = [...own, ...own.map((f) => `${f}.sha256`)];
-    const plan = planRetention({ files, schedule: 'nightly', policy: { keepLast: 3 }, justWritten: own[4]! });
+    const plan = planFiles({ files, schedule: 'nightly', policy: { keepLast: 3 }, justWritten: own[4]! });
     expect(plan.delete).toEqual([own[0], `${own[0]}.sha256`, own[1], `${own[1]}.sha256`]);
     expect(plan.keep).toEqual([own[4], own[3], own[2]]);
   });
 
   it('never touches another schedule, even one whose name extends this one', () => {
     const others = [backupFileName('nightly-extra', day(1), 'etcd-snapshot'), backupFileName('nightly.eu', day(1), 'volume-archive'), 'nightly.lock', 'README'];
-    const plan = planRetention({ files: [...own, ...others], schedule: 'nightly', policy: { keepLast: 1 }, justWritten: own[4]! });
+    const plan = planFiles({ files: [...own, ...others], schedule: 'nightly', policy: { keepLast: 1 }, justWritten: own[4]! });
     expect(plan.delete).toEqual(own.slice(0, 4));
   });
 
   it('never deletes the backup just written, even when a clock step makes it look older than the others', () => {
     const justWritten = backupFileName('nightly', day(0), 'etcd-snapshot');
-    const plan = planRetention({ files: [...own, justWritten], schedule: 'nightly', policy: { keepLast: 2 }, justWritten });
+    const plan = planFiles({ files: [...own, justWritten], schedule: 'nightly', policy: { keepLast: 2 }, justWritten });
     expect(plan.delete).not.toContain(justWritten);
     expect(plan.keep).toEqual([justWritten, own[4]]);
   });
 
   it('keeps everything while there are no more than keepLast backups', () => {
-    expect(planRetention({ files: own, schedule: 'nightly', policy: { keepLast: 5 }, justWritten: own[4]! }).delete).toEqual([]);
+    expect(planFiles({ files: own, schedule: 'nightly', policy: { keepLast: 5 }, justWritten: own[4]! }).delete).toEqual([]);
   });
 
   it.each([0, -1, 1.5, Number.NaN])('rejects keepLast %s', (keepLast) => {
-    expect(() => planRetention({ files: own, schedule: 'nightly', policy: { keepLast }, justWritten: own[4]! })).toThrow(/keepLast: must be an integer >= 1/);
+    expect(() => planFiles({ files: own, schedule: 'nightly', policy: { keepLast }, justWritten: own[4]! })).toThrow(/keepLast: must be an integer >= 1/);
   });
 });
 
@@ -102,7 +111,7 @@ describe('planRetention with grandfather-father-son rules (restic forget semanti
     for (let t = Date.parse('2026-10-01T02:00:00Z'); t <= Date.parse('2026-11-30T14:00:00Z'); t += 12 * HOUR) times.push(new Date(t).toISOString().replace('.000', ''));
     const files = times.map(at);
     const justWritten = files.at(-1)!;
-    const kept = (policy: RetentionPolicy): readonly string[] => planRetention({ files, schedule: 'gfs', policy, justWritten }).keep;
+    const kept = (policy: RetentionPolicy): readonly string[] => planFiles({ files, schedule: 'gfs', policy, justWritten }).keep;
     expect(kept({ keepDaily: 3 })).toEqual([at('2026-11-30T14:00:00Z'), at('2026-11-29T14:00:00Z'), at('2026-11-28T14:00:00Z')]);
     // Weeks start on Monday: 30 Nov is a Monday, 29 Nov the Sunday closing the week before.
     expect(kept({ keepWeekly: 3 })).toEqual([at('2026-11-30T14:00:00Z'), at('2026-11-29T14:00:00Z'), at('2026-11-22T14:00:00Z')]);
@@ -115,12 +124,12 @@ describe('planRetention with grandfather-father-son rules (restic forget semanti
 
   it('takes days in UTC, not in any local zone', () => {
     const files = [at('2026-11-29T23:30:00Z'), at('2026-11-30T00:30:00Z')];
-    expect(planRetention({ files, schedule: 'gfs', policy: { keepDaily: 1 }, justWritten: files[1]! }).delete).toEqual([files[0]]);
+    expect(planFiles({ files, schedule: 'gfs', policy: { keepDaily: 1 }, justWritten: files[1]! }).delete).toEqual([files[0]]);
   });
 
   it('counts the backup just written as the newest even when a clock step dated it earlier', () => {
     const files = [at('2026-11-28T02:00:00Z'), at('2026-11-29T02:00:00Z'), at('2026-11-01T02:00:00Z')];
-    const plan = planRetention({ files, schedule: 'gfs', policy: { keepDaily: 2 }, justWritten: files[2]! });
+    const plan = planFiles({ files, schedule: 'gfs', policy: { keepDaily: 2 }, justWritten: files[2]! });
     expect(plan.keep).toEqual([files[2], files[1]]);
   });
 
@@ -129,7 +138,7 @@ describe('planRetention with grandfather-father-son rules (restic forget semanti
     [{ keepDaily: 0 }, /keepDaily: must be an integer >= 1, got 0/],
     [{ keepLast: 2, keepMonthly: 1.5 }, /keepMonthly: must be an integer >= 1, got 1.5/],
   ])('rejects the policy %j naming the rule', (policy, message) => {
-    expect(() => planRetention({ files: [], schedule: 'gfs', policy, justWritten: at('2026-11-30T00:00:00Z') })).toThrow(message);
+    expect(() => planFiles({ files: [], schedule: 'gfs', policy, justWritten: at('2026-11-30T00:00:00Z') })).toThrow(message);
   });
 
   const backups = fc.uniqueArray(fc.integer({ min: Date.parse('2025-01-01T00:00:00Z') / 1000, max: Date.parse('2027-12-31T00:00:00Z') / 1000 }), { minLength: 1, maxLength: 60 });
@@ -145,7 +154,7 @@ describe('planRetention with grandfather-father-son rules (restic forget semanti
         const own = seconds.map((s) => backupFileName('nightly', s * 1000, 'etcd-snapshot'));
         const files = [...own, ...(sidecars ? own.map((f) => `${f}.sha256`) : []), backupFileName('other', seconds[0]! * 1000, 'etcd-snapshot')];
         const justWritten = own[own.length - 1]!;
-        expect(planRetention({ files, schedule: 'nightly', policy: { keepLast }, justWritten })).toEqual(keepLastBefore(files, 'nightly', keepLast, justWritten));
+        expect(planFiles({ files, schedule: 'nightly', policy: { keepLast }, justWritten })).toEqual({ ...keepLastBefore(files, 'nightly', keepLast, justWritten), ignored: [] });
       }),
     );
   });
@@ -161,7 +170,7 @@ describe('planRetention with grandfather-father-son rules (restic forget semanti
       fc.property(backups, policies, (seconds, policy) => {
         const times = [...seconds].sort((a, b) => b - a).map((s) => s * 1000);
         const files = times.map((t) => backupFileName('gfs', t, 'volume-archive'));
-        const plan = planRetention({ files, schedule: 'gfs', policy, justWritten: files[0]! });
+        const plan = planFiles({ files, schedule: 'gfs', policy, justWritten: files[0]! });
         // The definition, set-wise: for each rule, the newest time of each bucket, the N newest buckets.
         const expected = new Set<string>();
         for (const [rule, n] of Object.entries(policy) as [keyof RetentionPolicy, number][]) {
@@ -185,7 +194,7 @@ describe('incomplete archives', () => {
 
   it('are never counted by retention: keep-last=2 after a complete run keeps the newest complete backup, whatever the torn ones', () => {
     const justWritten = backupFileName('pg', day(6), 'volume-archive');
-    const plan = planRetention({ files: [...complete, ...torn, ...torn.map((f) => `${f}.sha256`), justWritten], schedule: 'pg', policy: { keepLast: 2 }, justWritten });
+    const plan = planFiles({ files: [...complete, ...torn, ...torn.map((f) => `${f}.sha256`), justWritten], schedule: 'pg', policy: { keepLast: 2 }, justWritten });
     expect(plan.keep).toEqual([justWritten, complete[1]]);
     expect(plan.delete).toEqual([complete[0]]);
   });
@@ -194,5 +203,47 @@ describe('incomplete archives', () => {
     const other = backupFileName('pg-x', day(1), 'volume-archive', true);
     const files = [...complete, ...torn, `${torn[0]}.sha256`, other];
     expect(planIncompleteCleanup(files, 'pg', torn[2]!)).toEqual([torn[0], `${torn[0]}.sha256`, torn[1]]);
+  });
+});
+
+describe('planRetention counts only verified backups dated no later than now plus the skew', () => {
+  const now = Date.UTC(2026, 10, 30, 3, 0, 0);
+  const real = [27, 28, 29].map((d) => ({ name: backupFileName('etcd', Date.UTC(2026, 10, d, 2), 'etcd-snapshot'), time: Date.UTC(2026, 10, d, 2), companions: [`${backupFileName('etcd', Date.UTC(2026, 10, d, 2), 'etcd-snapshot')}.sha256`] }));
+  const justWritten = { name: backupFileName('etcd', Date.UTC(2026, 10, 30, 2), 'etcd-snapshot'), time: Date.UTC(2026, 10, 30, 2) };
+
+  it('a future-dated name (etcd-20991231T000000Z.db) holds no keep-last slot, is reported, and is never deleted', () => {
+    const future = { name: 'etcd-20991231T000000Z.db', time: parseBackupName('etcd-20991231T000000Z.db')!.time };
+    const plan = planRetention({ candidates: [future, ...real], policy: { keepLast: 2 }, justWritten, now });
+    // Without the check the future file took the slot after the new backup and all three real ones went.
+    expect(plan.keep).toEqual([justWritten.name, real[2]!.name]);
+    expect(plan.delete).toEqual([real[0]!.name, `${real[0]!.name}.sha256`, real[1]!.name, `${real[1]!.name}.sha256`]);
+    expect(plan.ignored).toEqual([{ name: future.name, reason: 'dated 2099-12-31T00:00:00.000Z, later than now (2026-11-30T03:00:00.000Z) plus 300 s of clock skew: named by a clock that was ahead' }]);
+  });
+
+  it('an unverified backup is neither counted nor deleted, whatever its date', () => {
+    const garbage = { name: backupFileName('etcd', Date.UTC(2026, 10, 29, 12), 'etcd-snapshot'), time: Date.UTC(2026, 10, 29, 12), problem: 'no .sha256 sidecar' };
+    const old = { name: backupFileName('etcd', Date.UTC(2020, 0, 1), 'etcd-snapshot'), time: Date.UTC(2020, 0, 1), problem: 'size 8 is not a bbolt database' };
+    const plan = planRetention({ candidates: [...real, garbage, old], policy: { keepDaily: 2 }, justWritten, now });
+    expect(plan.keep).toEqual([justWritten.name, real[2]!.name]);
+    expect(plan.delete).not.toContain(garbage.name);
+    expect(plan.delete).not.toContain(old.name);
+    expect(plan.ignored).toEqual([
+      { name: old.name, reason: 'not verified: size 8 is not a bbolt database' },
+      { name: garbage.name, reason: 'not verified: no .sha256 sidecar' },
+    ]);
+  });
+
+  it('allows the skew and no more: 5 minutes ahead counts, a second later does not', () => {
+    const at = (ms: number) => ({ name: backupFileName('etcd', ms, 'etcd-snapshot'), time: ms });
+    const edge = at(now + DEFAULT_MAX_FUTURE_SKEW_MS);
+    const beyond = at(now + DEFAULT_MAX_FUTURE_SKEW_MS + 1000);
+    const plan = planRetention({ candidates: [edge, beyond, ...real], policy: { keepLast: 2 }, justWritten, now });
+    expect(plan.keep).toEqual([justWritten.name, edge.name]);
+    expect(plan.ignored.map((i) => i.name)).toEqual([beyond.name]);
+    expect(planRetention({ candidates: [beyond], policy: { keepLast: 2 }, justWritten, now, maxFutureSkewMs: 3_600_000 }).keep).toEqual([justWritten.name, beyond.name]);
+  });
+
+  it('ignores the backup just written when the listing has it too', () => {
+    expect(planRetention({ candidates: [justWritten, ...real], policy: { keepLast: 1 }, justWritten, now }).keep).toEqual([justWritten.name]);
   });
 });
