@@ -1,9 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { API_REFERENCE_PATH, renderApiReference } from '../../src/api/api-reference.ts';
 import type { AnyBackupSchedule } from '../../src/api/index.ts';
 import { buildCronJob } from '../../src/pure/index.ts';
+import { headingAnchors, relativeLinks } from './markdown-links.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 /** The generated API reference, which the README links (issue 33 moved it out of the README). */
@@ -41,6 +43,16 @@ describe('README.md', () => {
       expect(contract, `README contract lacks ${flag}`).toContain(`${flag}=`);
       expect(header, `backup-contract.ts header lacks ${flag}`).toContain(`${flag}=`);
     }
+  });
+
+  it('links only to files and headings that exist, in the README and the docs/ files it links', () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const documents = ['README.md', 'docs/api-reference.md', 'docs/performance.md', 'docs/chaos.md', 'docs/design.md', 'docs/testing.md'].map((d) => `${root}${d}`);
+    const broken = documents
+      .flatMap((document) => relativeLinks(document))
+      .filter(({ file, anchor }) => !existsSync(file) || (anchor !== undefined && file.endsWith('.md') && !headingAnchors(readFileSync(file, 'utf8')).has(anchor)))
+      .map(({ from, target }) => `${from.slice(root.length)}: ${target}`);
+    expect(broken).toEqual([]);
   });
 
   it('documents every dependency of package.json', () => {
