@@ -24,3 +24,13 @@ export const GROUP_VERSION_V1 = `${API_GROUP}/${API_VERSION_V1}`;
 export const SERVED_GROUP_VERSIONS = [GROUP_VERSION, GROUP_VERSION_V1] as const;
 /** A served `apiVersion` of BackupSchedule. */
 export type ServedGroupVersion = (typeof SERVED_GROUP_VERSIONS)[number];
+/**
+ * The annotation that carries a v1 retention v1alpha1 cannot express through v1alpha1 (its JSON);
+ * conversion (src/conversion) owns it.
+ */
+export const RETENTION_ANNOTATION = `${API_GROUP}/v1-retention`;
+/**
+ * Set by conversion to v1 when {@link RETENTION_ANNOTATION} was not a valid v1 retention: what it
+ * held (cut to 1 KiB) and why it was dropped, as JSON `{"rejected": "<text>", "reason": "<problems>"}`.
+ */
+export const RETENTION_REJECTED_ANNOTATION = `${API_GROUP}/v1-retention-rejected`;

@@ -14,6 +14,8 @@ export {
   GROUP_VERSION_V1,
   KIND,
   PLURAL,
+  RETENTION_ANNOTATION,
+  RETENTION_REJECTED_ANNOTATION,
   SERVED_GROUP_VERSIONS,
   type ServedGroupVersion,
   SHORT_NAMES,
@@ -24,4 +26,4 @@ export { backupScheduleV1Schema, RETENTION_RULES, SOURCE_TYPES } from './schema-
 export { toCrdOpenApiSchema } from './crd-schema.ts';
 export { SPEC_DEFAULTS } from './defaults.ts';
 export { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
-export { isV1, validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1, type FieldError } from './validate.ts';
+export { isV1, retentionAnnotationProblems, validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1, type FieldError } from './validate.ts';

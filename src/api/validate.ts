@@ -3,7 +3,7 @@ import { validateSchema as validateV1Schema } from '../../imports/backupschedule
 import { validateSchema } from '../../imports/backupschedule-validator.js';
 import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
 import type { AnyBackupSchedule, v1 } from './index.ts';
-import { GROUP_VERSION, GROUP_VERSION_V1, KIND } from './constants.ts';
+import { GROUP_VERSION, GROUP_VERSION_V1, KIND, RETENTION_ANNOTATION } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
 import { quantityProblem, resourcesErrors } from './resources.ts';
 import { DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN } from './schema.ts';
@@ -84,7 +84,7 @@ const fieldError = (field: string, problem: string): FieldError => ({ field, mes
  * an empty array means valid.
  */
 export function validateBackupSchedule(obj: unknown): FieldError[] {
-  return validateVersion(obj, V1ALPHA1);
+  return [...validateVersion(obj, V1ALPHA1), ...retentionAnnotationErrors(obj)];
 }
 
 /** What one API version validates with: its precompiled schema check, its CEL rules, its apiVersion. */
@@ -119,9 +119,37 @@ export function isV1(schedule: AnyBackupSchedule): schedule is v1.BackupSchedule
 export function validateAnyVersion(obj: unknown): FieldError[] {
   const apiVersion = obj !== null && typeof obj === 'object' ? (obj as Record<string, unknown>)['apiVersion'] : undefined;
   if (apiVersion === GROUP_VERSION_V1) return validateVersion(obj, V1);
-  return validateVersion(obj, V1ALPHA1).map((e) =>
+  return [...validateVersion(obj, V1ALPHA1), ...retentionAnnotationErrors(obj)].map((e) =>
     e.field === 'apiVersion' ? fieldError('apiVersion', `must be one of "${GROUP_VERSION}", "${GROUP_VERSION_V1}", got ${JSON.stringify(apiVersion)}`) : e,
   );
+}
+
+/**
+ * The problems of the text of a {@link RETENTION_ANNOTATION} annotation, each `<rule>: <problem>`
+ * (`keepWeekly: must be >= 1`): not JSON, not an object, or not a valid v1 `spec.retention` by v1's
+ * schema and CEL rule. Empty when conversion may restore it (src/conversion).
+ */
+export function retentionAnnotationProblems(text: string): string[] {
+  let retention: unknown;
+  try {
+    retention = JSON.parse(text);
+  } catch (err) {
+    return [`is not JSON: ${(err as Error).message}`];
+  }
+  if (retention === null || typeof retention !== 'object' || Array.isArray(retention)) return ['must be a JSON object of v1 retention rules'];
+  // The v1 checks of one node: a v1 object holding only this retention, its errors below spec.retention.
+  const probe = { apiVersion: GROUP_VERSION_V1, kind: KIND, metadata: { name: 'retention' }, spec: { retention } };
+  const prefix = 'spec.retention';
+  return validateVersion(probe, V1)
+    .filter((e) => e.field === prefix || e.field.startsWith(`${prefix}.`))
+    .map((e) => e.message.slice(e.field === prefix ? prefix.length + 2 : prefix.length + 1));
+}
+
+/** A v1alpha1 object's {@link RETENTION_ANNOTATION}, when it is set and conversion would reject it, as errors naming the key. */
+function retentionAnnotationErrors(obj: unknown): FieldError[] {
+  const text = at(obj, ['metadata', 'annotations', RETENTION_ANNOTATION]);
+  if (typeof text !== 'string') return [];
+  return retentionAnnotationProblems(text).map((problem) => fieldError(`metadata.annotations.${RETENTION_ANNOTATION}`, problem));
 }
 
 function validateVersion(obj: unknown, version: VersionRules): FieldError[] {

@@ -4,7 +4,9 @@ export {
   ConversionError,
   CONVERTIBLE_VERSIONS,
   KEEP_LAST_MAX,
+  REJECTED_TEXT_MAX,
   RETENTION_ANNOTATION,
+  RETENTION_REJECTED_ANNOTATION,
   toV1,
   toV1alpha1,
 } from './backupschedule-conversion.ts';

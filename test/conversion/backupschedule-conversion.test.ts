@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateBackupSchedule, validateBackupScheduleV1, type BackupSchedule, type v1 } from '../../src/api/index.ts';
-import { convertBackupSchedule, ConversionError, KEEP_LAST_MAX, RETENTION_ANNOTATION, toV1, toV1alpha1 } from '../../src/conversion/index.ts';
+import { convertBackupSchedule, ConversionError, KEEP_LAST_MAX, REJECTED_TEXT_MAX, RETENTION_ANNOTATION, RETENTION_REJECTED_ANNOTATION, toV1, toV1alpha1 } from '../../src/conversion/index.ts';
 import { v1alpha1Schedule, v1Schedule } from './schema-arbitrary.ts';
 
 type Json = Record<string, unknown>;
@@ -56,10 +56,55 @@ describe('BackupSchedule conversion between v1alpha1 and v1', () => {
     expect(next.metadata).toEqual({ name: 'nightly', namespace: 'team-a', uid: 'u-1' });
   });
 
-  it.each(['not json', '[1]', '"x"'])('ignores a carried annotation that is not a JSON object (%s)', (value) => {
-    const old = alpha({ source: { etcd: { endpoints: ['https://e:2379'] } }, retention: { keepLast: KEEP_LAST_MAX } }, { name: 'n', uid: 'u', annotations: { [RETENTION_ANNOTATION]: value } });
-    expect(toV1(old).spec.retention).toEqual({ keepLast: KEEP_LAST_MAX });
-    expect(toV1(old).metadata).toEqual({ name: 'n', uid: 'u' });
+  describe('a carried annotation that is not a valid v1 retention (issue 30: it bypassed the v1 schema)', () => {
+    const source = { etcd: { endpoints: ['https://e:2379'] } };
+    const withAnnotation = (value: string, keepLast = KEEP_LAST_MAX): BackupSchedule =>
+      alpha({ source, retention: { keepLast } }, { name: 'n', namespace: 'team-a', uid: 'u', annotations: { team: 'a', [RETENTION_ANNOTATION]: value } });
+    const report = (schedule: v1.BackupSchedule): { rejected: string; reason: string } => JSON.parse(schedule.metadata?.annotations?.[RETENTION_REJECTED_ANNOTATION] ?? 'null') as { rejected: string; reason: string };
+
+    it.each([
+      ['{"keepDaily":0,"keepWeekly":-5,"keepMonthly":99999999999}', ['keepDaily: must be >= 1', 'keepWeekly: must be >= 1', 'keepMonthly: must be <= 1000']],
+      ['{"keepDaily":null}', ['keepDaily: must be integer']],
+      ['{}', ['at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set']],
+      ['{"keepDaily":7,"keepHourly":24}', ['keepHourly: is not a known field']],
+      ['not json', ['is not JSON: ']],
+      ['[1]', ['must be a JSON object of v1 retention rules']],
+      ['"x"', ['must be a JSON object of v1 retention rules']],
+    ])('%s is dropped whole: v1 keeps v1alpha1\'s retention and reports the text and why', (value, problems) => {
+      const next = toV1(withAnnotation(value));
+      expect(next.spec.retention).toEqual({ keepLast: KEEP_LAST_MAX });
+      expect(validateBackupScheduleV1(next)).toEqual([]);
+      expect(Object.keys(next.metadata?.annotations ?? {})).toEqual(['team', RETENTION_REJECTED_ANNOTATION]);
+      expect(report(next).rejected).toBe(value);
+      for (const problem of problems) expect(report(next).reason).toContain(problem);
+      expect(report(next).reason).toMatch(/^kubelings\.dev\/v1-retention is not a valid v1 retention, so v1 uses v1alpha1's spec\.retention: /);
+      // The same problems are errors of the v1alpha1 object, naming the annotation and the rule.
+      const errors = validateBackupSchedule(withAnnotation(value));
+      for (const problem of problems) expect(errors.map((e) => e.message)).toContainEqual(expect.stringContaining(`kubelings.dev/v1-retention: ${problem}`));
+      expect(new Set(errors.map((e) => e.field))).toEqual(new Set([`metadata.annotations.${RETENTION_ANNOTATION}`]));
+    });
+
+    it('is reported even when keepLast no longer reads what conversion wrote (the key is reserved)', () => {
+      const next = toV1(withAnnotation('{"keepWeekly":-5}', 3));
+      expect(next.spec.retention).toEqual({ keepLast: 3 });
+      expect(report(next).reason).toContain('keepWeekly: must be >= 1');
+    });
+
+    it('keeps the report through v1 -> v1alpha1 -> v1, and drops it once a valid annotation is restored', () => {
+      const stored = toV1(withAnnotation('{"keepWeekly":-5}'));
+      expect(toV1(toV1alpha1(stored))).toEqual(stored);
+      const fixed = toV1({ ...toV1alpha1(stored), metadata: { ...toV1alpha1(stored).metadata, annotations: { ...toV1alpha1(stored).metadata?.annotations, [RETENTION_ANNOTATION]: '{"keepWeekly":5}' } } });
+      expect(fixed.spec.retention).toEqual({ keepWeekly: 5 });
+      expect(fixed.metadata?.annotations).toEqual({ team: 'a' });
+    });
+
+    it('bounds the report whatever the annotation\'s size, so the v1 object stays within the API server\'s 256 KiB of annotations', () => {
+      const huge = JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`keepRule${i}`, i])));
+      const value = report(toV1(withAnnotation(huge)));
+      expect(value.rejected).toBe(`${huge.slice(0, REJECTED_TEXT_MAX)}… (${huge.length} characters)`);
+      expect(value.reason).toMatch(/keepRule0: is not a known field.*; and 19995 more$/);
+      expect(value.reason.length).toBeLessThan(2_000);
+    });
   });
 
   it('passes status, metadata and fields it does not know through unchanged, and never mutates its input', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { handleConversionReview, toV1, toV1alpha1 } from '../../src/conversion/index.ts';
-import type { BackupSchedule, v1 } from '../../src/api/index.ts';
+import { handleConversionReview, RETENTION_ANNOTATION, RETENTION_REJECTED_ANNOTATION, toV1, toV1alpha1 } from '../../src/conversion/index.ts';
+import { validateBackupScheduleV1, type BackupSchedule, type v1 } from '../../src/api/index.ts';
 import { v1alpha1Schedule, v1Schedule } from './schema-arbitrary.ts';
 
 type Json = Record<string, unknown>;
@@ -94,5 +94,26 @@ describe('handleConversionReview (apiextensions.k8s.io/v1 ConversionReview)', ()
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('answers Success with a valid v1 object for a v1alpha1 object whose carried retention is invalid, dropped and reported (issue 30)', () => {
+    const attacks = ['{"keepDaily":0,"keepWeekly":-5,"keepMonthly":99999999999}', '{"keepDaily":null}'];
+    const objects = attacks.map((value, i) => {
+      const object = schedule('kubelings.dev/v1alpha1', `t${i}`);
+      return { ...object, metadata: { ...(object['metadata'] as Json), annotations: { [RETENTION_ANNOTATION]: value } }, spec: { ...(object['spec'] as Json), retention: { keepLast: 1000 } } };
+    });
+    const answer = handleConversionReview(review('kubelings.dev/v1', [...objects, schedule('kubelings.dev/v1alpha1', 'fine')]));
+    expect(answer.response?.result).toEqual({ status: 'Success' });
+    const converted = answer.response!.convertedObjects as unknown as v1.BackupSchedule[];
+    expect(converted.map((o) => o.metadata?.name)).toEqual(['t0', 't1', 'fine']);
+    for (const [i, object] of converted.slice(0, 2).entries()) {
+      expect(validateBackupScheduleV1(object)).toEqual([]);
+      expect(object.spec.retention).toEqual({ keepLast: 1000 });
+      expect(object.metadata?.annotations?.[RETENTION_ANNOTATION]).toBeUndefined();
+      expect(JSON.parse(object.metadata?.annotations?.[RETENTION_REJECTED_ANNOTATION] ?? '{}')).toMatchObject({ rejected: attacks[i] });
+    }
+    expect(converted[0]!.metadata?.annotations?.[RETENTION_REJECTED_ANNOTATION]).toMatch(/keepDaily: must be >= 1; keepWeekly: must be >= 1; keepMonthly: must be <= 1000/);
+    expect(converted[1]!.metadata?.annotations?.[RETENTION_REJECTED_ANNOTATION]).toMatch(/keepDaily: must be integer/);
+    expect(converted[2]!.metadata?.annotations).toBeUndefined();
   });
 });
