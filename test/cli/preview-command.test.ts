@@ -102,3 +102,23 @@ describe('backupschedule preview', () => {
     expect(cli(['preview', '--dry-run', EXAMPLE]).code).toBe(2);
   });
 });
+
+describe('backupschedule preview of a v1alpha1 document whose carried v1 retention is invalid (issue 30)', () => {
+  it('prints no CronJob with --keep-weekly=-5: it names the annotation and the rule, and exits 1', () => {
+    const doc = (value: string): string => ['apiVersion: kubelings.dev/v1alpha1', 'kind: BackupSchedule', 'metadata:', '  name: tenant', '  namespace: team-a', '  annotations:', `    kubelings.dev/v1-retention: '${value}'`, 'spec:', '  schedule: "0 2 * * *"', '  source: {etcd: {endpoints: ["https://e:2379"]}}', '  destination: {persistentVolumeClaim: {claimName: b}}', '  retention: {keepLast: 1000}', ''].join('\n');
+    const run = cli(['preview', '-'], doc('{"keepDaily":0,"keepWeekly":-5,"keepMonthly":99999999999}'));
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toContain('--keep-weekly');
+    expect(run.stderr).toContain('metadata.annotations.kubelings.dev/v1-retention: keepWeekly: must be >= 1');
+    const nullRun = cli(['preview', '-'], doc('{"keepDaily":null}'));
+    expect(nullRun.code).toBe(1);
+    expect(nullRun.stderr).toContain('metadata.annotations.kubelings.dev/v1-retention: keepDaily: must be integer');
+  });
+
+  it('toV1 of that document (what preview and the constructs convert with) keeps keepLast 1000 and no invalid rule', () => {
+    const schedule = { ...validSchedule(), metadata: { name: 'tenant', namespace: 'team-a', uid: PREVIEW_UID, annotations: { 'kubelings.dev/v1-retention': '{"keepDaily":0,"keepWeekly":-5,"keepMonthly":99999999999}' } }, spec: { ...validSchedule().spec, retention: { keepLast: 1000 } } } as BackupSchedule;
+    const args = argsOf(buildCronJob(toV1(schedule)));
+    expect(args).toContain('--keep-last=1000');
+    expect(args.filter((a) => /^--keep-(daily|weekly|monthly)=/.test(a))).toEqual([]);
+  });
+});

@@ -188,3 +188,33 @@ describe('backupschedule validate', () => {
     expect(run.stdout).toMatch(/^Usage: backupschedule/);
   });
 });
+
+describe('backupschedule validate: the carried v1 retention of a v1alpha1 document (issue 30)', () => {
+  it.each([
+    ['{"keepDaily":0,"keepWeekly":-5,"keepMonthly":99999999999}', ['keepDaily: must be >= 1', 'keepWeekly: must be >= 1', 'keepMonthly: must be <= 1000']],
+    ['{"keepDaily":null}', ['keepDaily: must be integer']],
+  ])('reports %s as errors naming the annotation key and the rule', (value, problems) => {
+    const doc = [
+      'apiVersion: kubelings.dev/v1alpha1',
+      'kind: BackupSchedule',
+      'metadata:',
+      '  name: tenant',
+      '  namespace: team-a',
+      '  annotations:',
+      `    kubelings.dev/v1-retention: '${value}'`,
+      'spec:',
+      '  schedule: "0 2 * * *"',
+      `  source: {${ETCD}}`,
+      `  ${DESTINATION}`,
+      '  retention: {keepLast: 1000}',
+      '',
+    ].join('\n');
+    const path = file('carried.yaml', doc);
+    const run = cli(['validate', path]);
+    expect(run.code).toBe(1);
+    const lines = run.stdout.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(problems.length);
+    // Line 6 holds `annotations:`; the object may be named before the field.
+    for (const [i, problem] of problems.entries()) expect(lines[i]!.startsWith(`${path}:6: `) && lines[i]!.endsWith(`metadata.annotations.kubelings.dev/v1-retention: ${problem}`), lines[i]).toBe(true);
+  });
+});
