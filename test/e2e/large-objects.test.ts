@@ -6,31 +6,14 @@
  * the watch and after a restart (the start-up LIST of both kinds). The peak RSS is the kernel's
  * high-water mark (`VmHWM` in /proc/<pid>/status), read before the process is stopped.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isQuantity, parseQuantity } from '../../src/api/quantity.ts';
-import { buildBundle, ControllerProcess, distDocuments, startCluster, waitFor, type Cluster } from './harness.ts';
+import { buildBundle, ControllerProcess, startCluster, waitFor, type Cluster } from './harness.ts';
+import { memoryLimitBytes, peakRssBytes } from './process-memory.ts';
 import { api, controllerWrites, readyOf, scheduleManifest } from './scenarios.ts';
 
 const N = 750;
 /** 250 KiB: under the API server's 256 KiB bound on all annotations of an object. */
 const ANNOTATION_BYTES = 250 * 1024;
-
-/** The controller container's memory limit from dist/ (the Deployment), in bytes. */
-function memoryLimitBytes(): number {
-  const deployment = distDocuments().find((d) => d.kind === 'Deployment') as { spec: { template: { spec: { containers: { resources?: { limits?: { memory?: string } } }[] } } } } | undefined;
-  const limit = deployment?.spec.template.spec.containers[0]?.resources?.limits?.memory;
-  const quantity = limit === undefined ? undefined : parseQuantity(limit);
-  if (quantity === undefined || !isQuantity(quantity)) throw new Error('dist/ Deployment has no memory limit on its first container');
-  return Number(quantity.mantissa) * 10 ** quantity.exponent;
-}
-
-/** The peak resident set size of a process so far, in bytes (`VmHWM`). */
-function peakRssBytes(pid: number): number {
-  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status`);
-  return Number(match[1]) * 1024;
-}
 
 /** A big annotation: distinct per object, so nothing can share it. */
 function bigAnnotation(seed: string): Record<string, string> {
