@@ -40,9 +40,11 @@ export interface ListAllOptions<T extends KubeObject> {
  * of the list, from which a WATCH continues. Without `resourceVersion` each read is consistent (served
  * from etcd, so `limit` is honoured). When a continue token has expired (410: etcd compacted the
  * revision the first page was read at, which a long paged LIST on a busy cluster can outlast), the
- * pages read so far are dropped and the LIST is read again whole, without `limit`, as client-go's
- * pager does (`FullListIfExpired`): paging again could expire again, forever. A 410 on the first page
- * is the caller's to handle.
+ * pages read so far are dropped and the LIST is read again from its first page, still paged. Not
+ * client-go's `FullListIfExpired` (one request without `limit`): its response would hold every object
+ * at once, raw and parsed, however large users made them, which is what paging exists to bound. A
+ * second expiry is thrown (the reflector then relists after its backoff), so paging never loops; a
+ * 410 on the first page is the caller's to handle too.
  */
 export async function listAllPages<T extends KubeObject>(
   source: ListWatchSource<T>,
@@ -52,10 +54,10 @@ export async function listAllPages<T extends KubeObject>(
   const typeMeta = source.typeMeta?.();
   let continueToken: string | undefined;
   let resourceVersion = '';
-  let limit: number | undefined = options.pageSize;
+  let restarted = false;
   for (;;) {
     const request = {
-      ...(limit !== undefined ? { limit } : {}),
+      limit: options.pageSize,
       ...(continueToken ? { continue: continueToken } : {}),
       ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
@@ -67,11 +69,11 @@ export async function listAllPages<T extends KubeObject>(
       // Only a later page is asked again: a first page that fails loses nothing, the caller backs off.
       page = continueToken === undefined ? await source.list(request) : await listPage(source, request, options);
     } catch (err) {
-      if (continueToken === undefined || !isExpired(err)) throw err;
+      if (continueToken === undefined || !isExpired(err) || restarted) throw err;
+      restarted = true;
       items = [];
       continueToken = undefined;
-      limit = undefined;
-      continue; // the whole LIST again, in one page
+      continue; // the LIST again from its first page
     }
     for (const item of page.items ?? []) {
       if (typeMeta) {

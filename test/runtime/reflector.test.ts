@@ -57,16 +57,30 @@ describe('Reflector', () => {
     expect(source.unexpected).toEqual([]);
   });
 
-  it('reads the whole LIST in one request when a continue token expired (410), as client-go\'s pager does, dropping the pages read', async () => {
+  it('reads the LIST again from its first page, still paged, when a continue token expired (410), dropping the pages read', async () => {
+    // Not client-go's unpaged full LIST: one response of every object (190 MB of a tenant's CronJobs, issue 30) would be held whole.
     const { source, sink, reflector } = setup();
     const expired = new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: 'The provided continue parameter is too old to display a consistent list result.' });
-    source.expectList(page([obj('a', '1')], '10', 'token-1')).expectList(expired).expectList(page([obj('a', '1'), obj('b', '12')], '12'));
+    source.expectList(page([obj('a', '1')], '10', 'token-1')).expectList(expired).expectList(page([obj('a', '1')], '12', 'token-2')).expectList(page([obj('b', '12')], '12'));
     source.expectWatch();
     reflector.start();
     await settle();
-    expect(source.listCalls.map((c) => [c.limit, c.continue])).toEqual([[500, undefined], [500, 'token-1'], [undefined, undefined]]);
+    expect(source.listCalls.map((c) => [c.limit, c.continue])).toEqual([[500, undefined], [500, 'token-1'], [500, undefined], [500, 'token-2']]);
     expect(sink.calls).toEqual(['replace(a,b)@12']);
     expect(source.watchCalls.map((w) => w.resourceVersion)).toEqual(['12']);
+    expect(source.unexpected).toEqual([]);
+  });
+
+  it('fails the LIST (the reflector relists) when the continue token of the second reading expires too: never an unpaged LIST', async () => {
+    const { source, reflector } = setup();
+    const expired = () => new ApiStatusError(statusErrors.expired('The provided continue parameter is too old to display a consistent list result.'));
+    source.expectList(page([obj('a', '1')], '10', 'token-1')).expectList(expired()).expectList(page([obj('a', '1')], '12', 'token-2')).expectList(expired());
+    source.expectList(page([obj('a', '1')], '13'));
+    source.expectWatch();
+    reflector.start();
+    await settle();
+    expect(source.listCalls.map((c) => [c.limit, c.continue])).toEqual([[500, undefined], [500, 'token-1'], [500, undefined], [500, 'token-2'], [500, undefined]]);
+    expect(source.listCalls.every((c) => c.limit === 500)).toBe(true);
     expect(source.unexpected).toEqual([]);
   });
 
