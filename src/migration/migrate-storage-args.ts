@@ -48,7 +48,9 @@ Flags:
   --help                  print this help
 
 Exit codes: 0 migrated (or nothing to migrate); 1 some objects not rewritten, interrupted, or an API
-failure (status.storedVersions untouched); 2 usage, or a CRD that cannot be migrated.
+failure (status.storedVersions untouched); 2 usage, or a CRD that cannot be migrated; 3 incomplete:
+every object rewritten but those the server refuses as they are (each logged with the server's message
+and how to fix it; status.storedVersions untouched): fix or delete them and run again.
 `;
 }
 

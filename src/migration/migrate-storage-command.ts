@@ -4,8 +4,11 @@
  * code. Logs are JSON lines (pino) on stdout. SIGTERM/SIGINT stop the run cleanly: in-flight rewrites
  * finish, status.storedVersions is left alone, exit 1.
  *
- * Exit codes: 0 migrated or nothing to migrate; 1 objects not rewritten, interrupted, or an API failure;
- * 2 usage, or a CRD that cannot be migrated (missing, no served storage version, server not switched).
+ * Exit codes: 0 migrated or nothing to migrate; 1 objects not rewritten (retries ran out, or the server
+ * refused the caller), interrupted, or an API failure; 2 usage, or a CRD that cannot be migrated
+ * (missing, no served storage version, server not switched); 3 incomplete: every object rewritten but
+ * those the server refuses to store as they are (400, 413, 422), each logged with the server's message
+ * and how to fix it; status.storedVersions left as it was. Fix or delete those, then run again.
  */
 import { pino } from 'pino';
 import { KubeClient } from '../kube/kube-client.ts';
@@ -13,10 +16,10 @@ import { KubeConfig } from '../kube/kube-config.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { MigrateStorageUsageError, migrateStorageUsage, parseMigrateStorageArgs, type MigrateStorageCommand } from './migrate-storage-args.ts';
 import { MigrationRefusedError } from './migration-target.ts';
-import { migrateStorage, type MigrationResult } from './storage-migrator.ts';
+import { migrateStorage, type MigrationResult, type SkippedObject } from './storage-migrator.ts';
 
 /** Exit codes of `migrate-storage`. */
-export const MIGRATE_EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export const MIGRATE_EXIT = { ok: 0, failed: 1, usage: 2, incomplete: 3 } as const;
 
 /** Failed objects listed in the final log line; the rest are in the per-object lines before it. */
 const LISTED_FAILURES = 100;
@@ -87,10 +90,24 @@ function exitCode(result: MigrationResult, logger: Logger): number {
       return MIGRATE_EXIT.ok;
     case 'aborted':
       return MIGRATE_EXIT.failed;
+    case 'incomplete':
+      logger.error(
+        { crd: result.target.crdName, skippedCount: result.skipped.length, skipped: listSkipped(result.skipped) },
+        `incomplete: ${result.skipped.length} objects skipped (listed in skipped, each with its fix), every other one rewritten; status.storedVersions left as it was: fix or delete them and run again`,
+      );
+      return MIGRATE_EXIT.incomplete;
     case 'failed': {
       const failures = result.failures.slice(0, LISTED_FAILURES).map((f) => `${f.namespace ? `${f.namespace}/` : ''}${f.name}: ${f.code ?? 'no answer'} ${f.message}`);
-      logger.error({ crd: result.target.crdName, failed: result.failures.length, failures }, `not migrated: ${result.failures.length} objects could not be rewritten (listed in failures); fix them and run again`);
+      logger.error(
+        { crd: result.target.crdName, failed: result.failures.length, failures, skippedCount: result.skipped.length, skipped: listSkipped(result.skipped) },
+        `not migrated: ${result.failures.length} objects could not be rewritten (listed in failures)${result.skipped.length > 0 ? ` and ${result.skipped.length} skipped (listed in skipped)` : ''}; fix them and run again`,
+      );
       return MIGRATE_EXIT.failed;
     }
   }
+}
+
+/** The first skipped objects as `namespace/name: code message — fix`, for the final log line. */
+function listSkipped(skipped: readonly SkippedObject[]): string[] {
+  return skipped.slice(0, LISTED_FAILURES).map((s) => `${s.namespace ? `${s.namespace}/` : ''}${s.name}: ${s.code} ${s.message} — fix: ${s.fix}`);
 }

@@ -15,6 +15,16 @@ export interface ObjectFailure {
   readonly attempts: number;
 }
 
+/** One object the server refused to store as it is: skipped, to be edited or deleted (see {@link ObjectSkip.fix}). */
+export interface ObjectSkip {
+  readonly namespace: string | undefined;
+  readonly name: string;
+  /** HTTP status of the server's answer (400, 413, 422). */
+  readonly code: number;
+  /** The server's message (for a 422, the fields and what is wrong with each). */
+  readonly message: string;
+}
+
 /** Counts of a migration, as logged and returned. */
 export interface MigrationCounts {
   /** Objects handled (every outcome, failures included). */
@@ -28,6 +38,8 @@ export interface MigrationCounts {
   /** Deleted while the migration ran. */
   readonly gone: number;
   readonly failed: number;
+  /** Refused by the server as they are: left as they were. */
+  readonly skipped: number;
   /** LISTs started over after an expired continue token. */
   readonly relists: number;
   readonly elapsedSeconds: number;
@@ -44,8 +56,9 @@ export class MigrationProgress {
   #read = 0;
   #remaining = 0;
   #relists = 0;
-  readonly #outcomes = { rewritten: 0, current: 0, gone: 0, failed: 0 };
+  readonly #outcomes = { rewritten: 0, current: 0, gone: 0, failed: 0, skipped: 0 };
   readonly #failures: ObjectFailure[] = [];
+  readonly #skips: ObjectSkip[] = [];
 
   /** `intervalMs`: the least time between two progress lines. */
   constructor(clock: Clock, intervalMs: number) {
@@ -72,6 +85,7 @@ export class MigrationProgress {
   record(obj: { readonly namespace: string | undefined; readonly name: string }, outcome: RewriteOutcome): void {
     this.#outcomes[outcome.result] += 1;
     if (outcome.result === 'failed') this.#failures.push({ ...obj, code: outcome.code, message: outcome.message, attempts: outcome.attempts });
+    if (outcome.result === 'skipped') this.#skips.push({ ...obj, code: outcome.code, message: outcome.message });
   }
 
   /** True (and the timer restarts) when a progress line is due. */
@@ -87,15 +101,20 @@ export class MigrationProgress {
     return this.#failures;
   }
 
+  /** The objects skipped, in the order they were. */
+  get skips(): readonly ObjectSkip[] {
+    return this.#skips;
+  }
+
   /** The counts now. */
   counts(): MigrationCounts {
-    const { rewritten, current, gone, failed } = this.#outcomes;
-    const done = rewritten + current + gone + failed;
+    const { rewritten, current, gone, failed, skipped } = this.#outcomes;
+    const done = rewritten + current + gone + failed + skipped;
     const elapsedSeconds = (this.#clock.now() - this.#started) / 1000;
     return {
       done,
       known: Math.max(done, this.#read + this.#remaining),
-      rewritten, current, gone, failed,
+      rewritten, current, gone, failed, skipped,
       relists: this.#relists,
       elapsedSeconds,
       objectsPerSecond: elapsedSeconds > 0 ? Math.round(done / elapsedSeconds) : 0,

@@ -19,8 +19,23 @@ export type RewriteOutcome =
   | { readonly result: 'current' }
   /** Deleted since it was listed: nothing left to migrate. */
   | { readonly result: 'gone' }
-  /** Not rewritten: the server's last answer. */
+  /**
+   * Not rewritten because the server refuses this object as it is ({@link OBJECT_REJECTED_CODES}: it
+   * fails the CRD's validation in the storage version, say): retrying cannot help, the object must be
+   * edited or deleted. The run goes on without it.
+   */
+  | { readonly result: 'skipped'; readonly code: number; readonly message: string }
+  /** Not rewritten: the server's last answer (transient errors retried to the end, or a refusal of the request itself). */
   | { readonly result: 'failed'; readonly code: number | undefined; readonly message: string; readonly attempts: number };
+
+/**
+ * Answers that judge the object, not the request or the caller: 400 Bad Request (an object the server
+ * cannot decode or convert), 413 (too large to store), 422 Invalid (it fails validation: on a server
+ * without CRD validation ratcheting, before Kubernetes 1.30, even the no-op PUT of an object that became
+ * invalid is refused). 401, 403 and 405 are about the caller and fail the object as before: every other
+ * object would get the same answer.
+ */
+export const OBJECT_REJECTED_CODES: ReadonlySet<number> = new Set([400, 413, 422]);
 
 /** What {@link rewriteObject} needs. */
 export interface RewriteContext {
@@ -37,7 +52,8 @@ export interface RewriteContext {
  * listed; their write was encoded in the storage version unless it went through an API server that
  * had not switched yet (HA, a moment after the CRD changed), so the latest copy is read and PUT again,
  * a no-op in the usual case (kube-storage-version-migrator does the same). Transient errors are
- * retried with backoff; anything else (400, 403, 422: the server judged the request) fails at once.
+ * retried with backoff; an object the server refuses as it is ({@link OBJECT_REJECTED_CODES}) is
+ * skipped at once; anything else (401, 403: the server judged the caller) fails at once.
  */
 export async function rewriteObject(obj: KubeObject, ctx: RewriteContext): Promise<RewriteOutcome> {
   const { client, clock, retry, signal } = ctx;
@@ -56,9 +72,11 @@ export async function rewriteObject(obj: KubeObject, ctx: RewriteContext): Promi
     } catch (err) {
       if (signal?.aborted) throw signal.reason ?? err;
       if (isNotFound(err)) return { result: 'gone' };
+      const code = statusCode(err);
+      if (code !== undefined && OBJECT_REJECTED_CODES.has(code)) return { result: 'skipped', code, message: (err as Error).message };
       const conflict = isConflict(err);
       if ((!conflict && !isTransientError(err)) || attempt >= retry.maxAttempts) {
-        return { result: 'failed', code: statusCode(err), message: (err as Error).message, attempts: attempt };
+        return { result: 'failed', code, message: (err as Error).message, attempts: attempt };
       }
       if (conflict) {
         // No wait: the next attempt reads the newest copy first.

@@ -4,6 +4,11 @@
  * LIST, a no-op PUT per object, bounded concurrency), and only when every object was rewritten set
  * `status.storedVersions` to the storage version alone.
  *
+ * An object the server refuses to store as it is (a 422 on a server without validation ratcheting, for
+ * an object written before the schema or a conversion got stricter) is skipped and reported with the
+ * server's message and how to fix it; the others are still rewritten, so one tenant's object does not
+ * hold up the rest, and storedVersions stays as it was until a run rewrites every object.
+ *
  * Safe to run twice and resumable: storedVersions changes only at the very end, so a run that is
  * killed leaves it as it was, and the next run starts over; objects already rewritten cost one no-op
  * PUT each. A run after a completed one finds storedVersions already `[storage]` and does nothing
@@ -16,7 +21,7 @@ import { ResourceClient } from '../kube/resource-client.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
 import { silentLogger, type Logger } from '../runtime/logger.ts';
 import { CRD_RESOURCE, readCrd, setStoredVersions } from './crd-stored-versions.ts';
-import { MigrationProgress, type MigrationCounts, type ObjectFailure } from './migration-progress.ts';
+import { MigrationProgress, type MigrationCounts, type ObjectFailure, type ObjectSkip } from './migration-progress.ts';
 import { MigrationRefusedError, planMigration, readMigrationTarget, type MigrationTarget } from './migration-target.ts';
 import { resolveRetryPolicy, type RetryPolicy } from './retry-policy.ts';
 import { rewriteObject } from './rewrite-object.ts';
@@ -55,10 +60,28 @@ export type MigrationResult =
   | { readonly outcome: 'up-to-date'; readonly target: MigrationTarget }
   /** Every object rewritten, storedVersions set. */
   | { readonly outcome: 'migrated'; readonly target: MigrationTarget; readonly counts: MigrationCounts; readonly storedVersions: readonly string[] }
-  /** Some objects could not be rewritten: storedVersions untouched. */
-  | { readonly outcome: 'failed'; readonly target: MigrationTarget; readonly counts: MigrationCounts; readonly failures: readonly ObjectFailure[] }
+  /** Every object rewritten but those the server refused as they are (listed, each with a fix): storedVersions untouched. */
+  | { readonly outcome: 'incomplete'; readonly target: MigrationTarget; readonly counts: MigrationCounts; readonly skipped: readonly SkippedObject[] }
+  /** Some objects could not be rewritten for another reason (and some may have been skipped): storedVersions untouched. */
+  | { readonly outcome: 'failed'; readonly target: MigrationTarget; readonly counts: MigrationCounts; readonly failures: readonly ObjectFailure[]; readonly skipped: readonly SkippedObject[] }
   /** Stopped by the signal: storedVersions untouched; run again to finish. */
   | { readonly outcome: 'aborted'; readonly target: MigrationTarget; readonly counts: MigrationCounts };
+
+/** A skipped object with what its owner can do about it. */
+export interface SkippedObject extends ObjectSkip {
+  /** How to fix it, with the kubectl commands for this object. */
+  readonly fix: string;
+}
+
+/** What to do about an object the server refused to store in the storage version as it is. */
+export function skipFix(target: MigrationTarget, ref: { readonly namespace: string | undefined; readonly name: string }): string {
+  const object = `${target.plural}.${target.group} ${ref.name}${ref.namespace ? ` -n ${ref.namespace}` : ''}`;
+  return (
+    `make it valid for ${target.group}/${target.storageVersion} (the server's message names the fields): ` +
+    `kubectl edit ${object}, fixing each field or the annotation a conversion webhook derives it from ` +
+    `(a BackupSchedule's kubelings.dev/v1-retention), or kubectl delete ${object}; then run migrate-storage again`
+  );
+}
 
 function positiveInteger(field: string, value: number, max: number): number {
   if (!Number.isInteger(value) || value < 1 || value > max) throw new RangeError(`${field} must be an integer from 1 to ${max}, got ${value}`);
@@ -122,6 +145,9 @@ export async function migrateStorage(options: StorageMigrationOptions): Promise<
       const outcome = await rewriteObject(obj, rewriteContext);
       progress.record(ref, outcome);
       if (outcome.result === 'failed') logger.warn({ ...ref, code: outcome.code, attempts: outcome.attempts, err: outcome.message }, 'not rewritten');
+      if (outcome.result === 'skipped') {
+        logger.warn({ ...ref, code: outcome.code, err: outcome.message, fix: skipFix(target, ref) }, `skipped: the server refuses to store it in ${target.storageVersion} as it is; the run goes on`);
+      }
       if (progress.due()) logger.info({ ...about, ...progress.counts() }, 'progress');
     }
   };
@@ -134,9 +160,14 @@ export async function migrateStorage(options: StorageMigrationOptions): Promise<
     logger.warn({ ...about, ...counts }, 'stopped before every object was rewritten; status.storedVersions left as it was: run again to finish');
     return { outcome: 'aborted', target, counts };
   }
+  const skipped = progress.skips.map((skip) => ({ ...skip, fix: skipFix(target, skip) }));
   if (progress.failures.length > 0) {
-    logger.error({ ...about, ...counts }, `${progress.failures.length} objects not rewritten; status.storedVersions left as it was`);
-    return { outcome: 'failed', target, counts, failures: progress.failures };
+    logger.error({ ...about, ...counts }, `${progress.failures.length + skipped.length} objects not rewritten; status.storedVersions left as it was`);
+    return { outcome: 'failed', target, counts, failures: progress.failures, skipped };
+  }
+  if (skipped.length > 0) {
+    logger.error({ ...about, ...counts }, `${skipped.length} objects skipped, every other one rewritten; status.storedVersions left as it was`);
+    return { outcome: 'incomplete', target, counts, skipped };
   }
   const storedVersions = await setStoredVersions({ crds, target, clock, retry, ...(signal ? { signal } : {}) });
   logger.info({ ...about, ...counts, storedVersions }, `migrated: every object is stored in ${target.storageVersion}`);

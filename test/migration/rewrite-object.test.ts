@@ -73,11 +73,13 @@ describe('rewriteObject', () => {
     expect(clock.waits).toEqual([1_000, 200, 400]);
   });
 
-  it('fails at once on an answer that sending again cannot change (422), and after the last attempt on a transient one', async () => {
+  it('skips at once an object the server refuses as it is (422), fails at once on a refusal of the caller (403), and after the last attempt on a transient one', async () => {
     const invalid = new ApiStatusError(statusErrors.invalid({ group: 'example.com', kind: 'Gadget' }, 'g', [{ field: 'spec.size', message: 'Invalid value: -1' }]));
     expect(await rewriteObject(obj('5'), context(scripted([['update', invalid]]).client, recordingClock()))).toEqual({
-      result: 'failed', code: 422, message: 'Gadget.example.com "g" is invalid: spec.size: Invalid value: -1', attempts: 1,
+      result: 'skipped', code: 422, message: 'Gadget.example.com "g" is invalid: spec.size: Invalid value: -1',
     });
+    const forbidden = new ApiStatusError({ apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'gadgets is forbidden' });
+    expect(await rewriteObject(obj('5'), context(scripted([['update', forbidden]]).client, recordingClock()))).toEqual({ result: 'failed', code: 403, message: 'gadgets is forbidden', attempts: 1 });
     const down = new ApiStatusError(statusErrors.serviceUnavailable());
     expect(await rewriteObject(obj('5'), context(scripted([['update', down], ['update', down], ['update', down], ['update', down]]).client, recordingClock()))).toEqual({
       result: 'failed', code: 503, message: 'the server is currently unable to handle the request', attempts: 4,
