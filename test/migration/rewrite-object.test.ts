@@ -78,8 +78,8 @@ describe('rewriteObject', () => {
     expect(await rewriteObject(obj('5'), context(scripted([['update', invalid]]).client, recordingClock()))).toEqual({
       result: 'skipped', code: 422, message: 'Gadget.example.com "g" is invalid: spec.size: Invalid value: -1',
     });
-    const forbidden = new ApiStatusError({ apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'gadgets is forbidden' });
-    expect(await rewriteObject(obj('5'), context(scripted([['update', forbidden]]).client, recordingClock()))).toEqual({ result: 'failed', code: 403, message: 'gadgets is forbidden', attempts: 1 });
+    const forbidden = new ApiStatusError(statusErrors.forbidden('migrator', 'update', { group: 'example.com', resource: 'gadgets' }, 'ns', 'g'));
+    expect(await rewriteObject(obj('5'), context(scripted([['update', forbidden]]).client, recordingClock()))).toMatchObject({ result: 'failed', code: 403, attempts: 1 });
     const down = new ApiStatusError(statusErrors.serviceUnavailable());
     expect(await rewriteObject(obj('5'), context(scripted([['update', down], ['update', down], ['update', down], ['update', down]]).client, recordingClock()))).toEqual({
       result: 'failed', code: 503, message: 'the server is currently unable to handle the request', attempts: 4,

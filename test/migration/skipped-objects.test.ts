@@ -78,7 +78,7 @@ describe('migrateStorage on a server without validation ratcheting', () => {
     const seeded = await seedGadgets(client, { group, objects: 12, namespaces: 2 });
     // v1 gets stricter after the objects were written: spec.size at most 9, so g-10 and g-11 are invalid in v1.
     const crd = await seeded.crds.get({ name: seeded.crdName });
-    const stricter = twoVersionCrd(group, 'v1') as { spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: { size: Record<string, unknown> } } } } } }[] } };
+    const stricter = twoVersionCrd(group, 'v1') as unknown as { spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: { size: Record<string, unknown> } } } } } }[] } };
     for (const version of stricter.spec.versions) if (version.name === 'v1') version.schema.openAPIV3Schema.properties.spec.properties.size['maximum'] = 9;
     await seeded.crds.update({ ...(stricter as unknown as KubeObject), metadata: crd.metadata });
 
