@@ -7,10 +7,15 @@
  *   (retention: one or more of --keep-last=<N> --keep-daily=<N> --keep-weekly=<N> --keep-monthly=<N>)
  *   backup verify <file>
  *   backup list <dir>
+ *   backup --source=… --destination-url=s3://BUCKET[/PREFIX] [s3 flags] [--age-recipient=age1…]… <retention>
+ *   backup list s3://BUCKET[/PREFIX] | verify s3://…/NAME [--identity F] | fetch s3://…/NAME --identity F -o OUT
+ *   (src/backup/object-store/object-store-args.ts)
  */
 import { parseFlags } from '../runtime/parse-flags.ts';
 import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../pure/backup-contract.ts';
 import type { RetentionPolicy } from './retention.ts';
+import { objectStoreTargetFrom, S3_FLAG_OPTIONS, s3OptionsFrom, UPLOAD_FLAG_OPTIONS, type ObjectStoreTarget } from './object-store/object-store-args.ts';
+import type { S3Options } from './object-store/s3-client.ts';
 
 /** What a backup run takes from. */
 export type BackupSource =
@@ -30,6 +35,18 @@ export type BackupCommand =
       /** Its namespace (env BACKUP_SCHEDULE_NAMESPACE), for the logs. */
       readonly namespace: string | undefined;
     }
+  | {
+      /** A run to an object store (`--destination-url=s3://…`): src/backup/object-store/s3-run.ts. */
+      readonly kind: 'upload';
+      readonly source: BackupSource;
+      readonly target: ObjectStoreTarget;
+      readonly retention: RetentionPolicy;
+      readonly schedule: string;
+      readonly namespace: string | undefined;
+    }
+  | { readonly kind: 's3-list'; readonly url: string; readonly s3: S3Options }
+  | { readonly kind: 's3-verify'; readonly url: string; readonly s3: S3Options; readonly identityFile: string | undefined }
+  | { readonly kind: 's3-fetch'; readonly url: string; readonly s3: S3Options; readonly identityFile: string | undefined; readonly output: string }
   | { readonly kind: 'verify'; readonly file: string }
   | { readonly kind: 'list'; readonly dir: string }
   | { readonly kind: 'help' };
@@ -52,6 +69,17 @@ export const BACKUP_USAGE = `Usage:
   backup verify <file>     check a backup's format and its .sha256 sidecar (exit 0 valid, 1 not)
   backup list <dir>        list the backups in <dir> with their time, size and verification
 
+  Object store (S3 or compatible; credentials only from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN):
+  backup --source=… --destination-url=s3://BUCKET[/PREFIX] [<s3>] [--age-recipient=age1…]... [--compression=zstd|gzip|none]
+         [--s3-verify=etag|download] <retention>
+    object <PREFIX>/<schedule>-<yyyymmddThhmmssZ>.<db|tar>[.zst|.gz][.age] and <object>.sha256 (sha256sum of its bytes)
+  backup list s3://BUCKET[/PREFIX] [<s3>]                    the backups under the prefix, with sizes and sidecars
+  backup verify s3://BUCKET[/PREFIX]/NAME [--identity=FILE] [<s3>]  SHA-256 against the sidecar; with the identity
+                                                             (or unencrypted) also decompress and check the content
+  backup fetch s3://BUCKET[/PREFIX]/NAME [--identity=FILE] -o OUT [<s3>]  download, decrypt, decompress, check:
+                                                             OUT is the snapshot etcdctl restores, or the tar archive
+    <s3>: [--s3-endpoint=URL] [--s3-region=R] [--s3-force-path-style] [--s3-ca-file=PEM] [--s3-allow-http]
+
 Environment (runs): ${ENV_SCHEDULE_NAME} (required: the file name prefix), ${ENV_SCHEDULE_NAMESPACE}.
 Exit codes: 0 written, verified and pruned; 1 failed; 2 usage; 3 volume archive written but incomplete
 (files changed while read; older backups not pruned).
@@ -68,6 +96,7 @@ function required(flag: string, value: string | undefined): string {
 /** Parses the arguments after `backup`; `env` supplies the schedule name. */
 export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): BackupCommand {
   const [first, ...rest] = argv;
+  if ((first === 'verify' || first === 'list' || first === 'fetch') && (first === 'fetch' || rest[0]?.startsWith('s3://'))) return parseObjectStoreTool(first, rest);
   if (first === 'verify' || first === 'list') {
     if (rest.length !== 1 || rest[0] === '' || rest[0]!.startsWith('--')) throw new BackupUsageError(`backup ${first}: expected exactly one ${first === 'verify' ? 'file' : 'directory'} argument`);
     return first === 'verify' ? { kind: 'verify', file: rest[0]! } : { kind: 'list', dir: rest[0]! };
@@ -78,6 +107,7 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
     'etcd-tls-dir': { type: 'string' },
     'source-dir': { type: 'string' },
     'destination-dir': { type: 'string' },
+    ...UPLOAD_FLAG_OPTIONS,
     'keep-last': { type: 'string' },
     'keep-daily': { type: 'string' },
     'keep-weekly': { type: 'string' },
@@ -86,7 +116,13 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
   }, BackupUsageError);
   if (values.help) return { kind: 'help' };
   const retention = parseRetention(values);
-  const destinationDir = required('destination-dir', values['destination-dir']);
+  const toBucket = values['destination-url'] !== undefined;
+  if (toBucket && values['destination-dir'] !== undefined) throw new BackupUsageError('--destination-dir and --destination-url: give exactly one');
+  if (!toBucket) {
+    const misplaced = Object.keys(UPLOAD_FLAG_OPTIONS).find((flag) => flag !== 'destination-url' && values[flag as keyof typeof values] !== undefined);
+    if (misplaced) throw new BackupUsageError(`--${misplaced}: only with --destination-url`);
+  }
+  const destinationDir = toBucket ? '' : required('destination-dir', values['destination-dir']);
   const schedule = env[ENV_SCHEDULE_NAME];
   if (schedule === undefined || !SCHEDULE_NAME.test(schedule) || schedule.length > 253) {
     throw new BackupUsageError(`${ENV_SCHEDULE_NAME}: expected the BackupSchedule's name (a DNS-1123 subdomain), got ${JSON.stringify(schedule ?? '')}`);
@@ -111,7 +147,30 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
     default:
       throw new BackupUsageError(`--source: expected etcd or pvc, got ${JSON.stringify(values.source ?? '')}`);
   }
+  if (toBucket) return { kind: 'upload', source, target: usage(() => objectStoreTargetFrom(values)), retention, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
   return { kind: 'run', source, destinationDir, retention, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
+}
+
+/** Runs a check that throws plain errors naming a flag; rethrows them as usage errors. */
+function usage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    throw new BackupUsageError((err as Error).message);
+  }
+}
+
+/** `backup list|verify|fetch s3://…` and their flags. */
+function parseObjectStoreTool(tool: 'verify' | 'list' | 'fetch', args: readonly string[]): BackupCommand {
+  const [url, ...flags] = args;
+  if (url === undefined || !url.startsWith('s3://')) throw new BackupUsageError(`backup ${tool}: expected an s3://BUCKET${tool === 'list' ? '[/PREFIX]' : '[/PREFIX]/NAME'} argument first`);
+  const values = parseFlags(flags, { ...S3_FLAG_OPTIONS, ...(tool === 'list' ? {} : { identity: { type: 'string' } }), ...(tool === 'fetch' ? { output: { type: 'string', short: 'o' } } : {}) }, BackupUsageError);
+  const s3 = usage(() => s3OptionsFrom(values));
+  const identity = (values as { identity?: string }).identity;
+  if (identity === '') throw new BackupUsageError('--identity: empty');
+  if (tool === 'list') return { kind: 's3-list', url, s3 };
+  if (tool === 'verify') return { kind: 's3-verify', url, s3, identityFile: identity };
+  return { kind: 's3-fetch', url, s3, identityFile: identity, output: required('output (-o)', (values as { output?: string }).output) };
 }
 
 /** The retention flags, in restic's order, with the policy field each sets. */
@@ -123,7 +182,7 @@ const RETENTION_FLAGS = [
 ] as const satisfies readonly (readonly [string, keyof RetentionPolicy])[];
 
 /** The `--keep-*` flags as a policy: each one given is an integer 1-1000, and at least one is given. */
-function parseRetention(values: Readonly<Record<string, string | boolean | undefined>>): RetentionPolicy {
+function parseRetention(values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>): RetentionPolicy {
   const policy: { -readonly [K in keyof RetentionPolicy]: number } = {};
   for (const [flag, field] of RETENTION_FLAGS) {
     const text = values[flag];

@@ -52,6 +52,11 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
         return EXIT_FAILED;
       }
     }
+    case 's3-list':
+    case 's3-verify':
+    case 's3-fetch':
+      return (await import('./object-store/object-store-cli.ts')).runObjectStoreTool(command, env);
+    case 'upload':
     case 'run': {
       // grpc-js sets the TLS server name to the endpoint's host, and Node prints a DEP0123 warning when
       // that is an IP address (etcd endpoints usually are): a non-JSON line in every backup's log.
@@ -67,7 +72,9 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
       process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
       try {
         // The run's own code: one aborted mid-write fails (1); one that finished before the signal took hold stands.
-        return await runBackup(command, { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES) });
+        const deps = { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES) };
+        if (command.kind === 'upload') return await (await import('./object-store/s3-run.ts')).runObjectStoreBackup(command, deps, env);
+        return await runBackup(command, deps);
       } finally {
         process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
       }

@@ -1,0 +1,107 @@
+/**
+ * The S3 client of the runner and its tools (AWS SDK v3): endpoint, region, path style, a private CA,
+ * credentials from the standard `AWS_*` environment variables only, and the settings every S3 server
+ * we test against needs. Credentials never come from flags and never reach a log line.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { createHash } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
+import { S3Client } from '@aws-sdk/client-s3';
+
+/** How to reach the object store (flags `--s3-*`). */
+export interface S3Options {
+  /** `--s3-endpoint`: an S3-compatible server's URL; unset: AWS S3 of the region. */
+  readonly endpoint: string | undefined;
+  /** `--s3-region`; unset: `AWS_REGION`, `AWS_DEFAULT_REGION`, then us-east-1. */
+  readonly region: string | undefined;
+  /** `--s3-force-path-style`: `https://host/bucket/key` instead of `https://bucket.host/key`. */
+  readonly forcePathStyle: boolean;
+  /** `--s3-ca-file`: PEM CA bundle trusted for the endpoint (private CAs); added to the system's. */
+  readonly caFile: string | undefined;
+  /** `--s3-allow-http`: the explicit opt-in an `http://` endpoint needs (credentials and data in clear). */
+  readonly allowHttp: boolean;
+}
+
+/** Attempts per request: throttling (503 SlowDown) and transient errors back off exponentially in between. */
+export const S3_MAX_ATTEMPTS = 6;
+/** Connection establishment limit: an endpoint that does not answer fails within this. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** A request whose socket stays silent this long fails (a hung server). */
+export const REQUEST_TIMEOUT_MS = 120_000;
+
+/** The environment variables the credentials come from. */
+export const CREDENTIAL_ENV = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] as const;
+
+/**
+ * Checks `options` (the `http://` opt-in, the endpoint's form) without touching the network.
+ * @throws Error naming the flag and the problem.
+ */
+export function checkS3Options(options: S3Options): void {
+  if (options.endpoint === undefined) return;
+  let url: URL;
+  try {
+    url = new URL(options.endpoint);
+  } catch {
+    throw new Error(`--s3-endpoint: ${JSON.stringify(options.endpoint)} is not a URL`);
+  }
+  if (url.protocol === 'http:' && !options.allowHttp) {
+    throw new Error(`--s3-endpoint: ${options.endpoint} is plain http (credentials and backups would cross the network unencrypted); use https, or pass --s3-allow-http to accept that`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--s3-endpoint: expected an http(s):// URL, got ${JSON.stringify(options.endpoint)}`);
+  if (url.username || url.password) throw new Error('--s3-endpoint: must not carry credentials (they come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)');
+}
+
+/**
+ * An S3 client for `options`, credentials from `env`.
+ * @throws Error when a credential variable is missing or the CA file cannot be read.
+ */
+export function createS3Client(options: S3Options, env: Readonly<Record<string, string | undefined>>): S3Client {
+  checkS3Options(options);
+  const accessKeyId = env['AWS_ACCESS_KEY_ID'];
+  const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
+  if (!accessKeyId || !secretAccessKey) throw new Error('object store credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials) in the environment, e.g. from a Secret');
+  let ca: string | undefined;
+  if (options.caFile !== undefined) {
+    try {
+      ca = readFileSync(options.caFile, 'utf8');
+    } catch (err) {
+      throw new Error(`--s3-ca-file: cannot read ${options.caFile} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
+    }
+    if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--s3-ca-file: ${options.caFile} holds no PEM certificate`);
+  }
+  const sessionToken = env['AWS_SESSION_TOKEN'];
+  const client = new S3Client({
+    region: options.region ?? env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'] ?? 'us-east-1',
+    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+    forcePathStyle: options.forcePathStyle,
+    credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+    maxAttempts: S3_MAX_ATTEMPTS,
+    // The SDK's default (3.729+) streams bodies as aws-chunked with trailing CRC32 checksums, which
+    // Swift's s3api, Ceph and other S3 servers refuse (501). The runner checks content itself: ETag and SHA-256.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: {
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 16 }),
+      // The CA file is added to Node's bundled roots, so a public endpoint still verifies.
+      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16, ...(ca === undefined ? {} : { ca: [ca, ...rootCertificates] }) }),
+    },
+  });
+  // DeleteObjects: the SDK now sends a CRC32 checksum header, but S3 requires Content-MD5 on this call
+  // and Swift's s3api, like other S3 servers, refuses the request without it (400).
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const request = args.request as { headers?: Record<string, string>; body?: unknown };
+      if (context.commandName === 'DeleteObjectsCommand' && request.headers && (typeof request.body === 'string' || request.body instanceof Uint8Array)) {
+        request.headers['content-md5'] = createHash('md5').update(request.body).digest('base64');
+      }
+      return next(args);
+    },
+    { step: 'build', name: 'deleteObjectsContentMd5' },
+  );
+  return client;
+}
+
