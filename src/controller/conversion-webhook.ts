@@ -1,29 +1,71 @@
 /**
  * The HTTP side of the conversion webhook: `POST /convert` with a JSON `ConversionReview`, answered by
- * {@link handleConversionReview}. What kube-apiserver sends is always well-formed; anything else gets
- * the 4xx a webhook server gives (controller-runtime's conversion webhook does the same): 405 for
- * another method, 415 for another content type, 413 past the body limit, 400 for a body that is not
- * JSON or has no `request`. A review that is well-formed but cannot be converted is a 200 with a
- * `Failure` result, which the API server reports to its client with the message.
+ * `handleConversionReview` (src/conversion) one object at a time (src/controller/conversion-review-stream.ts). What
+ * kube-apiserver sends is always well-formed; anything else gets the 4xx a webhook server gives
+ * (controller-runtime's conversion webhook does the same): 405 for another method, 415 for another
+ * content type, 413 past the body limit, 400 for a body that is not JSON or has no `request`. A review
+ * that is well-formed but cannot be converted is a 200 with a `Failure` result, which the API server
+ * reports to its client with the message.
+ *
+ * Memory is bounded whatever clients send (issue 30; docs/webhook-hardening.md): every request in
+ * flight holds its body and its answer within one {@link ByteBudget} shared by all of them, and a
+ * request the budget cannot take now is answered 429 with `Retry-After: 1` (client-go, which
+ * kube-apiserver calls webhooks with, retries that up to 10 times); one object is parsed at a time,
+ * within {@link DEFAULT_OBJECT_LIMITS}.
  */
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CONVERSION_WEBHOOK_PATH, handleConversionReview } from '../conversion/index.ts';
-import { readRequestBody, RequestBodyTooLargeError, type Handler } from '../runtime/http-server.ts';
+import { CONVERSION_WEBHOOK_PATH } from '../conversion/index.ts';
+import { ByteBudget } from '../runtime/byte-budget.ts';
+import { readRequestBody, RequestBodyRefusedError, RequestBodyTooLargeError, type Handler } from '../runtime/http-server.ts';
+import { answerReviewBody, timeSlicer, type ObjectLimits } from './conversion-review-stream.ts';
 
 export { CONVERSION_WEBHOOK_PATH };
 
+const MiB = 2 ** 20;
+
 /**
  * Largest request accepted. kube-apiserver converts a whole LIST in one review (webhook_converter.go),
- * so this bounds the largest list read in the other version: ~16,000 schedules of 2 KiB (a stored one
- * with its managedFields). The JSON is parsed whole, a few times its size in heap, so the bound also
- * keeps one request within the controller's heap (192 MiB old space, src/controller/node-flags.ts).
+ * so this bounds the largest list read in the other version: ~18,000 stored schedules of 1.8 KiB (with
+ * their managedFields; 10,000 are 16.9 MiB).
  */
-export const DEFAULT_MAX_REVIEW_BYTES = 32 * 2 ** 20;
+export const DEFAULT_MAX_REVIEW_BYTES = 32 * MiB;
+
+/**
+ * Bytes all reviews in flight may hold together: a review holds its body and its answer (about as
+ * large), so one review of {@link DEFAULT_MAX_REVIEW_BYTES} takes 64 MiB of it. Measured with the
+ * controller's V8 flags (docs/webhook-hardening.md): under three concurrent 31.5 MiB reviews, repeated,
+ * the controller's peak RSS stays near 200 MiB, under the Deployment's 320Mi limit.
+ */
+export const DEFAULT_BUDGET_BYTES = 96 * MiB;
+
+/**
+ * Bounds of one object, checked on its bytes before it is parsed (V8 spends 60-90 bytes of heap on each
+ * parsed object or array, so the bytes alone do not bound the heap one object takes):
+ * - 3 MiB: kube-apiserver refuses a request body past 3 MiB, so no object written through it is larger
+ *   (etcd's default limit, 1.5 MiB, is lower still);
+ * - 131,072 objects and arrays (at most ~12 MiB of heap parsed): a stored schedule has 55, managedFields included;
+ * - 100 levels: the deepest path of a schedule (managedFields' fieldsV1 mirroring spec.destination) is
+ *   9, and serializing stays far from the stack's limit (a 200,000-deep object overflowed it).
+ * The envelope (the review without its objects) is at most 64 KiB; kube-apiserver's is a few hundred bytes.
+ */
+export const DEFAULT_OBJECT_LIMITS: ObjectLimits = { maxBytes: 3 * MiB, maxContainers: 131_072, maxDepth: 100, maxEnvelopeBytes: 64 * 1024 };
+
+/** Time a review works before it yields to the event loop (reconciles, other requests). */
+export const DEFAULT_SLICE_MS = 5;
 
 /** Options of {@link conversionWebhookHandler}. */
 export interface ConversionWebhookOptions {
   /** @default DEFAULT_MAX_REVIEW_BYTES */
   readonly maxBodyBytes?: number;
+  /** Bytes all requests in flight may hold (bodies and answers). @default DEFAULT_BUDGET_BYTES */
+  readonly budgetBytes?: number;
+  /** @default DEFAULT_OBJECT_LIMITS */
+  readonly objectLimits?: ObjectLimits;
+  /** @default DEFAULT_SLICE_MS */
+  readonly sliceMs?: number;
+  /** Milliseconds of a monotonic clock, for the slices. @default performance.now */
+  readonly now?: () => number;
   /** Called after every answered review, for logs and metrics. @default none */
   readonly onReview?: (outcome: { readonly status: number; readonly objects: number; readonly failure?: string }) => void;
 }
@@ -32,10 +74,32 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers }).end(`${message}\n`);
 }
 
-/** The `/convert` handler. */
+/** Writes `chunks` with the socket's backpressure, dropping each once written; stops when the connection closes. */
+async function writeAll(res: ServerResponse, chunks: Buffer[]): Promise<void> {
+  for (let chunk = chunks.shift(); chunk !== undefined && !res.destroyed; chunk = chunks.shift()) {
+    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  }
+  res.end();
+}
+
+/** The `/convert` handler; its budget is shared by every request it serves. */
 export function conversionWebhookHandler(options: ConversionWebhookOptions = {}): Handler {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_REVIEW_BYTES;
+  const budget = new ByteBudget(options.budgetBytes ?? DEFAULT_BUDGET_BYTES);
+  const limits = options.objectLimits ?? DEFAULT_OBJECT_LIMITS;
+  const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   const report = options.onReview ?? (() => {});
+  const busy = async (req: IncomingMessage, res: ServerResponse, message: string): Promise<void> => {
+    report({ status: 429, objects: 0 });
+    // What the client still sends is read and dropped (no memory held) before the answer: answered
+    // earlier, a client still writing (Node's, Go's) sees a broken pipe instead of the 429 and its
+    // Retry-After. The request timeout bounds how long that may take.
+    if (!req.complete) {
+      req.resume();
+      await Promise.race([once(req, 'end'), once(req, 'close')]);
+    }
+    if (!res.destroyed) plain(res, 429, `${message}; retry later`, { 'Retry-After': '1' });
+  };
   return async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') {
       report({ status: 405, objects: 0 });
@@ -47,30 +111,47 @@ export function conversionWebhookHandler(options: ConversionWebhookOptions = {})
       report({ status: 415, objects: 0 });
       return plain(res, 415, `content type ${JSON.stringify(contentType)} not supported; expected application/json`);
     }
+    const lease = budget.lease();
+    let closed = false;
+    res.once('close', () => {
+      closed = true;
+      lease.release();
+    });
+    // The answer is about as large as the body: taken with it, so a review admitted rarely runs out midway.
+    let answerAllowance = 0;
     let body: Buffer;
     try {
-      body = await readRequestBody(req, limit);
+      body = await readRequestBody(req, limit, (bytes) => {
+        if (!lease.tryTake(2 * bytes)) return false;
+        answerAllowance += bytes;
+        return true;
+      });
     } catch (err) {
+      if (err instanceof RequestBodyRefusedError) return busy(req, res, `the conversion webhook holds ${budget.inUse} of its ${budget.capacity} bytes for reviews in flight; ${err.message}`);
       if (!(err instanceof RequestBodyTooLargeError)) throw err;
       report({ status: 413, objects: 0 });
       // The rest of the body is not read: close the connection rather than drain it.
       return plain(res, 413, err.message, { Connection: 'close' });
     }
-    let review: unknown;
-    try {
-      review = JSON.parse(body.toString('utf8'));
-    } catch (err) {
-      report({ status: 400, objects: 0 });
-      return plain(res, 400, `request body is not JSON: ${(err as Error).message}`);
+    const take = (bytes: number): boolean => {
+      const fromAllowance = Math.min(bytes, answerAllowance);
+      if (!lease.tryTake(bytes - fromAllowance)) return false;
+      answerAllowance -= fromAllowance;
+      return true;
+    };
+    const outcome = await answerReviewBody(body, { limits, take, pace: timeSlicer(sliceMs, options.now), abandoned: () => closed });
+    switch (outcome.kind) {
+      case 'abandoned':
+        return;
+      case 'no-room':
+        return busy(req, res, `the answer did not fit the conversion webhook's budget of ${budget.capacity} bytes with the reviews in flight`);
+      case 'bad-request':
+        report({ status: 400, objects: 0 });
+        return plain(res, 400, outcome.message);
+      case 'answer':
+        report({ status: 200, objects: outcome.objects, ...(outcome.failure !== undefined ? { failure: outcome.failure } : {}) });
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(outcome.bytes) });
+        return writeAll(res, outcome.chunks);
     }
-    const request = review !== null && typeof review === 'object' ? (review as { request?: unknown }).request : undefined;
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) {
-      report({ status: 400, objects: 0 });
-      return plain(res, 400, 'request body is not a ConversionReview with a request');
-    }
-    const answer = handleConversionReview(review);
-    const response = answer.response;
-    report({ status: 200, objects: response?.convertedObjects.length ?? 0, ...(response?.result.status === 'Failure' ? { failure: response.result.message ?? '' } : {}) });
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
   };
 }

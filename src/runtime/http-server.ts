@@ -50,8 +50,14 @@ export function routeRequests(routes: Readonly<Record<string, Handler>>): (req: 
       return;
     }
     Promise.resolve(handler(req, res)).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(`internal error: ${(err as Error).message}\n`);
+      // Once a status is sent, an error text appended to the body would pass for part of a good answer
+      // (a 200 whose JSON ends in "internal error: …"): the connection is cut instead, which the client
+      // sees as the failure it is.
+      if (res.headersSent) {
+        res.destroy(err as Error);
+        return;
+      }
+      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`internal error: ${(err as Error).message}\n`);
     });
   };
 }
@@ -98,31 +104,48 @@ export class RequestBodyTooLargeError extends Error {
   }
 }
 
+/** A request body the caller's budget could not take: answer 429. */
+export class RequestBodyRefusedError extends Error {
+  constructor(readonly bytes: number) {
+    super(`no room for a request body of ${bytes} bytes now`);
+    this.name = 'RequestBodyRefusedError';
+  }
+}
+
 /**
  * Reads a request body of at most `limitBytes`: refused at once when Content-Length says more, and
- * stopped as soon as the stream passes the limit (a chunked body announces no length).
+ * stopped as soon as the stream passes the limit (a chunked body announces no length). `reserve`, when
+ * given, is asked for the bytes the read will hold before it holds them: the declared length at once
+ * (the body is then read into one buffer of that size), or twice each chunk of a body without one (the
+ * chunks, then their concatenation); when it answers false the read stops with a
+ * {@link RequestBodyRefusedError}, the rest of the body unread.
  */
-export function readRequestBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+export function readRequestBody(req: IncomingMessage, limitBytes: number, reserve: (bytes: number) => boolean = () => true): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > limitBytes) {
+    const header = req.headers['content-length'];
+    const declared = header === undefined ? undefined : Number(header);
+    const refuse = (err: Error): void => {
+      req.removeAllListeners('data');
       req.resume();
-      reject(new RequestBodyTooLargeError(limitBytes));
-      return;
-    }
+      reject(err);
+    };
+    if (declared !== undefined && declared > limitBytes) return refuse(new RequestBodyTooLargeError(limitBytes));
+    if (declared !== undefined && !reserve(declared)) return refuse(new RequestBodyRefusedError(declared));
+    // With a declared length the chunks are copied into one buffer as they come: no second copy at the end.
+    const whole = declared !== undefined ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limitBytes) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new RequestBodyTooLargeError(limitBytes));
-        return;
+      if (size + chunk.length > limitBytes) return refuse(new RequestBodyTooLargeError(limitBytes));
+      if (whole) {
+        chunk.copy(whole, size);
+      } else {
+        if (!reserve(2 * chunk.length)) return refuse(new RequestBodyRefusedError(size + chunk.length));
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+      size += chunk.length;
     });
-    req.on('end', () => resolve(Buffer.concat(chunks, size)));
+    req.on('end', () => resolve(whole ? whole.subarray(0, size) : Buffer.concat(chunks, size)));
     req.on('error', reject);
   });
 }
