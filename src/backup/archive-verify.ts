@@ -1,26 +1,30 @@
 /**
  * Verifies a `.tar.gz` volume archive by reading it end to end: gzip's CRC-32 and length trailer catch
- * corruption and truncation, tar-stream's header checksums catch a damaged tar. One pass also computes
- * the file's SHA-256 for the sidecar.
+ * corruption and truncation, the strict tar reader (tar-reader.ts) catches a damaged tar and metadata
+ * that would not extract as written (an overflowed mtime/uid/size field, a bad pax record or sparse
+ * map). The runner also hands in the digest of the metadata it read from the volume, so an archive
+ * whose headers decode to anything else fails. One pass also computes the file's SHA-256.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { extract as tarExtract } from 'tar-stream';
+import { TarReader } from './tar-reader.ts';
 
 /** What a verified archive holds. */
 export interface ArchiveReport {
   readonly size: number;
   /** SHA-256 of the compressed file, hex. */
   readonly sha256: string;
-  /** Tar entries (files, directories, symlinks). */
+  /** Tar entries (files, hard links, directories, symlinks). */
   readonly entries: number;
+  /** SHA-256 of the entries' restored metadata (tar-header.ts `metadataLine`), hex. */
+  readonly metadataSha256: string;
 }
 
-/** The file is not a complete, readable `.tar.gz`. */
+/** The file is not a complete, readable `.tar.gz`, or its metadata would not round-trip. */
 export class ArchiveInvalidError extends Error {
   constructor(path: string, reason: string, options?: ErrorOptions) {
     super(`${path}: not a valid tar.gz archive: ${reason}`, options);
@@ -32,19 +36,15 @@ export class ArchiveInvalidError extends Error {
 export interface VerifyArchiveOptions {
   /** Hears of every compressed chunk read (the runner's scavenger). @default none */
   readonly onBytes?: (bytes: number) => void;
+  /** The writer's `metadataSha256`: the headers must decode to exactly that metadata. @default not checked */
+  readonly expectedMetadataSha256?: string;
 }
 
-/** Reads `path` through gunzip and a tar parser; rejects with {@link ArchiveInvalidError}. */
+/** Reads `path` through gunzip and the tar reader; rejects with {@link ArchiveInvalidError}. */
 export async function verifyArchive(path: string, options: VerifyArchiveOptions = {}): Promise<ArchiveReport> {
   const { size } = await stat(path);
   const hash = createHash('sha256');
-  let entries = 0;
-  const extract = tarExtract();
-  extract.on('entry', (_header, body, next) => {
-    entries++;
-    body.on('end', () => next());
-    body.resume();
-  });
+  const reader = new TarReader();
   const hasher = new Transform({
     transform(chunk: Buffer, _enc, done) {
       hash.update(chunk);
@@ -52,10 +52,25 @@ export async function verifyArchive(path: string, options: VerifyArchiveOptions 
       done(null, chunk);
     },
   });
+  const tar = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      try {
+        reader.push(chunk);
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+  });
+  let metadataSha256: string;
   try {
-    await pipeline(createReadStream(path), hasher, createGunzip(), extract as unknown as NodeJS.WritableStream);
+    await pipeline(createReadStream(path), hasher, createGunzip(), tar);
+    metadataSha256 = reader.finish().metadataSha256;
   } catch (err) {
     throw new ArchiveInvalidError(path, (err as Error).message, { cause: err });
   }
-  return { size, sha256: hash.digest('hex'), entries };
+  if (options.expectedMetadataSha256 !== undefined && options.expectedMetadataSha256 !== metadataSha256) {
+    throw new ArchiveInvalidError(path, 'its headers decode to other metadata (names, modes, owners, mtimes, sizes, links or sparse maps) than was read from the volume');
+  }
+  return { size, sha256: hash.digest('hex'), entries: reader.entries, metadataSha256 };
 }

@@ -132,10 +132,14 @@ export async function produceArchive(source: Extract<BackupSource, { kind: 'pvc'
         );
       }
     },
-    async () => ({ result: await archive.result, report: await verifyArchive(temp.path, deps.onBytesCopied ? { onBytes: deps.onBytesCopied } : {}) }),
+    async () => {
+      const result = await archive.result;
+      // The headers must decode to exactly the metadata read from the volume (tar-header.ts metadataLine).
+      return { result, report: await verifyArchive(temp.path, { expectedMetadataSha256: result.metadataSha256, ...(deps.onBytesCopied ? { onBytes: deps.onBytesCopied } : {}) }) };
+    },
   );
   const { result, report } = outcome;
-  const details = { source: 'pvc', files: result.files, directories: result.directories, symlinks: result.symlinks, contentBytes: result.bytes, vanished: result.vanished.length, changed: result.changed.length, skipped: result.skipped.length };
+  const details = { source: 'pvc', files: result.files, directories: result.directories, symlinks: result.symlinks, hardLinks: result.hardLinks, sparseFiles: result.sparseFiles, contentBytes: result.bytes, vanished: result.vanished.length, changed: result.changed.length, skipped: result.skipped.length };
   const incomplete = result.changed.length > 0 ? `${result.changed.length} file(s) changed while read (${result.changed.slice(0, 10).join(', ')})` : undefined;
   return { temp, size: report.size, sha256: report.sha256, details, ...(incomplete ? { incomplete } : {}) };
 }
