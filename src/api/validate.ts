@@ -5,9 +5,12 @@ import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
 import type { AnyBackupSchedule, v1 } from './index.ts';
 import { GROUP_VERSION, GROUP_VERSION_V1, KIND, RETENTION_ANNOTATION } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
+import { enumProblem, quantityHint, timeZoneHint, unknownFieldHint } from './error-hints.ts';
 import { quantityProblem, resourcesErrors } from './resources.ts';
 import { DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN } from './schema.ts';
 import { timeZoneError } from './time-zone.ts';
+import { ageRecipientProblem } from './age-recipient.ts';
+import { S3_ENDPOINT_PATTERN } from './schema-v1.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
 export interface FieldError {
@@ -27,7 +30,7 @@ function pointerToField(pointer: string): string {
     .replace(/^\./, '');
 }
 
-function fromAjv(error: ErrorObject): FieldError {
+function fromAjv(error: ErrorObject, groupVersion: string): FieldError {
   let field = pointerToField(error.instancePath);
   const params = error.params as Record<string, unknown>;
   let message = error.message ?? 'is invalid';
@@ -36,9 +39,11 @@ function fromAjv(error: ErrorObject): FieldError {
     message = 'is required';
   } else if (error.keyword === 'additionalProperties') {
     field = `${field}.${String(params['additionalProperty'])}`;
-    message = 'is not a known field';
+    // verbose: the object's schema comes with the error, so the names it does know are at hand.
+    const known = Object.keys((error.parentSchema?.['properties'] as Record<string, unknown> | undefined) ?? {});
+    message = `is not a known field${unknownFieldHint(field, known, groupVersion)}`;
   } else if (error.keyword === 'enum') {
-    message = `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    message = enumProblem(error.data, params['allowedValues'] as unknown[]);
   } else if (error.keyword === 'pattern') {
     message = patternProblem(String(params['pattern']), error.data) ?? message;
   }
@@ -52,9 +57,11 @@ function patternProblem(pattern: string, value: unknown): string | undefined {
     case SCHEDULE_PATTERN:
       return scheduleProblems(value).join('; ') || undefined;
     case QUANTITY_PATTERN:
-      return quantityProblem(value) ?? `must be a non-negative quantity written with digits, e.g. "500m" or "1Gi", got ${JSON.stringify(value)}`;
+      return `${quantityProblem(value) ?? `must be a non-negative quantity written with digits, got ${JSON.stringify(value)}`}${quantityHint(value)}`;
     case TIME_ZONE_PATTERN:
-      return `${timeZoneError(value) ?? `unknown time zone ${value}`}; use an IANA name such as "Europe/Berlin" (case-sensitive)`;
+      return `${timeZoneError(value) ?? `unknown time zone ${value}`}${timeZoneHint(value)}`;
+    case S3_ENDPOINT_PATTERN:
+      return `must be an http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port and no path, e.g. "https://minio.storage:9000", got ${JSON.stringify(value)}`;
     case ENDPOINT_PATTERN:
       return `must be one http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port, e.g. "https://etcd-0.etcd:2379", got ${JSON.stringify(value)}`;
     default:
@@ -152,13 +159,27 @@ function retentionAnnotationErrors(obj: unknown): FieldError[] {
   return retentionAnnotationProblems(text).map((problem) => fieldError(`metadata.annotations.${RETENTION_ANNOTATION}`, problem));
 }
 
-function validateVersion(obj: unknown, version: VersionRules): FieldError[] {
+/**
+ * The paths of the CEL rules {@link validateAnyVersion} did not evaluate on `obj` because the schema
+ * failed at or below the rule's node (`spec`'s "source and destination differ" after a bad
+ * `spec.retention`). kube-apiserver skips its rules the same way and then says "some validation rules
+ * were not checked because the object was invalid"; this lets a caller say so too, and where.
+ */
+export function uncheckedRules(obj: unknown): string[] {
+  const apiVersion = obj !== null && typeof obj === 'object' ? (obj as Record<string, unknown>)['apiVersion'] : undefined;
+  const unchecked: string[] = [];
+  validateVersion(obj, apiVersion === GROUP_VERSION_V1 ? V1 : V1ALPHA1, unchecked);
+  return [...new Set(unchecked)];
+}
+
+/** Checks `obj` in `version`; the paths of the CEL rules it skips (see uncheckedRules) go to `unchecked`. */
+function validateVersion(obj: unknown, version: VersionRules, unchecked?: string[]): FieldError[] {
   const { validateSchema, celRules, groupVersion } = version;
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     return [fieldError('(root)', 'must be an object')];
   }
   // The schema check is compiled ahead of time (src/api/schema-validator.ts, `npm run import`).
-  const errors: FieldError[] = validateSchema(obj) ? [] : (validateSchema.errors ?? []).map(fromAjv);
+  const errors: FieldError[] = validateSchema(obj) ? [] : (validateSchema.errors ?? []).map((e) => fromAjv(e, groupVersion));
   const record = obj as Record<string, unknown>;
 
   if (record['apiVersion'] !== undefined && record['apiVersion'] !== groupVersion) {
@@ -180,7 +201,11 @@ function validateVersion(obj: unknown, version: VersionRules): FieldError[] {
   for (const rule of celRules) {
     const value = at(obj, rule.path);
     const field = rule.path.join('.');
-    if (value === undefined || !schemaValid(field)) continue;
+    if (value === undefined) continue;
+    if (!schemaValid(field)) {
+      unchecked?.push(field);
+      continue;
+    }
     const self = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : { value };
     if (!rule.check(self)) errors.push(fieldError(`${field}${rule.fieldPath ?? ''}`, rule.message));
   }
@@ -193,11 +218,23 @@ function validateVersion(obj: unknown, version: VersionRules): FieldError[] {
   const timeZone = at(obj, ['spec', 'timeZone']);
   if (typeof timeZone === 'string' && schemaValid('spec.timeZone')) {
     const problem = timeZoneError(timeZone);
-    if (problem !== undefined) errors.push(fieldError('spec.timeZone', `${problem}; use an IANA name such as "Europe/Berlin" (case-sensitive)`));
+    if (problem !== undefined) errors.push(fieldError('spec.timeZone', `${problem}${timeZoneHint(timeZone)}`));
   }
   const resources = at(obj, ['spec', 'resources']);
   if (resources !== undefined && schemaValid('spec.resources')) {
-    errors.push(...resourcesErrors(resources, 'spec.resources').map((e) => fieldError(e.field, e.problem)));
+    for (const { field, problem } of resourcesErrors(resources, 'spec.resources')) {
+      const text = at(obj, field.split('.'));
+      // Only a quantity that does not parse gets the spelling hint; a request above its limit does not.
+      errors.push(fieldError(field, typeof text === 'string' && problem.startsWith('invalid quantity') ? `${problem}${quantityHint(text)}` : problem));
+    }
+  }
+  // The pattern checks a recipient's charset and length; its bech32 checksum is what the runner would refuse.
+  const recipients = at(obj, ['spec', 'encryption', 'ageRecipients']);
+  if (Array.isArray(recipients) && schemaValid('spec.encryption.ageRecipients')) {
+    recipients.forEach((recipient: unknown, i) => {
+      const problem = typeof recipient === 'string' ? ageRecipientProblem(recipient) : undefined;
+      if (problem !== undefined) errors.push(fieldError(`spec.encryption.ageRecipients[${i}]`, problem));
+    });
   }
   return errors;
 }

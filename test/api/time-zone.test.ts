@@ -50,7 +50,21 @@ describe('spec.timeZone against Go time.LoadLocation and kube validateTimeZone',
   });
 
   it('names the field and says the name is case-sensitive', () => {
-    expect(timeZoneErrors('utc')).toEqual(['spec.timeZone: unknown time zone utc; use an IANA name such as "Europe/Berlin" (case-sensitive)']);
+    expect(timeZoneErrors('utc')).toEqual(['spec.timeZone: unknown time zone utc; did you mean "UTC"? (IANA names, case-sensitive)']);
+  });
+
+  it.each([
+    ['Europe/Berln', 'did you mean "Europe/Berlin"?'],
+    ['europe/berlin', 'did you mean "Europe/Berlin"?'],
+    ['America/Argentina_Buenos_Aires', 'did you mean "America/Argentina/Buenos_Aires"?'],
+    ['Amercia/New_York', 'did you mean "America/New_York"?'],
+    ['Berlin', 'did you mean "Europe/Berlin"?'],
+    ['Mars/Olympus_Mons', 'use an IANA name such as "Europe/Berlin" (case-sensitive)'],
+  ])('names at most three nearest zones for %s, not all ~600', (name, hint) => {
+    const [message = ''] = timeZoneErrors(name);
+    expect(message).toContain(hint);
+    expect(message.length).toBeLessThan(200);
+    expect((message.match(/"[A-Za-z_]+\/[A-Za-z_/]+"/g) ?? []).length).toBeLessThanOrEqual(3);
   });
 
   it('agrees with the test API server on tz names in any case and on made-up names', () => {

@@ -41,7 +41,7 @@ describe('validateBackupScheduleV1', () => {
     ['a retention with no rule', (o: Record<string, any>) => (o.spec.retention = {}), 'spec.retention', 'spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set'],
     ['keepDaily 0', (o: Record<string, any>) => (o.spec.retention = { keepDaily: 0 }), 'spec.retention.keepDaily', 'spec.retention.keepDaily: must be >= 1'],
     ['keepMonthly 1001', (o: Record<string, any>) => (o.spec.retention = { keepLast: 1, keepMonthly: 1001 }), 'spec.retention.keepMonthly', 'spec.retention.keepMonthly: must be <= 1000'],
-    ['a misspelt rule', (o: Record<string, any>) => (o.spec.retention = { keepLast: 1, keepDayly: 3 }), 'spec.retention.keepDayly', 'spec.retention.keepDayly: is not a known field'],
+    ['a misspelt rule', (o: Record<string, any>) => (o.spec.retention = { keepLast: 1, keepDayly: 3 }), 'spec.retention.keepDayly', 'spec.retention.keepDayly: is not a known field; did you mean "keepDaily"?'],
     ['no source type', (o: Record<string, any>) => delete o.spec.source.type, 'spec.source.type', 'spec.source.type: is required'],
     ['an unknown source type', (o: Record<string, any>) => (o.spec.source.type = 'S3'), 'spec.source.type', 'spec.source.type: must be one of "Etcd", "PersistentVolumeClaim"'],
     ['type PersistentVolumeClaim with an etcd member', (o: Record<string, any>) => (o.spec.source.type = 'PersistentVolumeClaim'), 'spec.source.etcd', 'spec.source.etcd: etcd must be set exactly when type is Etcd'],

@@ -64,10 +64,10 @@ describe('validateBackupSchedule', () => {
     [
       'a fractional exponent',
       (o) => (o.spec.resources = { requests: { cpu: '1e1.5' } }),
-      `spec.resources.requests.cpu: invalid quantity "1e1.5": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+      `spec.resources.requests.cpu: invalid quantity "1e1.5": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'; write a number with an optional suffix, e.g. "512Mi", "1Gi" or "500m"`,
     ],
-    ['zero without a digit', (o) => (o.spec.resources = { requests: { cpu: '+' } }), 'spec.resources.requests.cpu: must be a non-negative quantity written with digits, e.g. "500m" or "1Gi", got "+"'],
-    ['a long tz name part', (o) => (o.spec.timeZone = 'America/Argentina_Buenos_Aires'), 'spec.timeZone: unknown time zone America/Argentina_Buenos_Aires; use an IANA name such as "Europe/Berlin" (case-sensitive)'],
+    ['zero without a digit', (o) => (o.spec.resources = { requests: { cpu: '+' } }), 'spec.resources.requests.cpu: must be a non-negative quantity written with digits, got "+"; write a number with an optional suffix, e.g. "512Mi", "1Gi" or "500m"'],
+    ['a long tz name part', (o) => (o.spec.timeZone = 'America/Argentina_Buenos_Aires'), 'spec.timeZone: unknown time zone America/Argentina_Buenos_Aires; did you mean "America/Argentina/Buenos_Aires"? (IANA names, case-sensitive)'],
     [
       'comma-joined endpoints',
       (o) => (o.spec.source.etcd.endpoints = ['https://a:1,b:2']),
