@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { constants } from 'node:fs';
-import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import { open, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { realClock, type Clock, type TimerHandle } from '../runtime/clock.ts';
 import { BACKUP_FILE_MODE } from './durable-file.ts';
@@ -116,9 +116,42 @@ export async function acquireLock(options: LockOptions): Promise<HeldLock & { re
 /** The line before the random token in the lock file. */
 const TOKEN_PREFIX = 'token ';
 
+/** Something other than a regular file sits at the lock path: no run can take the lock. */
+export class LockPathError extends Error {
+  constructor(readonly path: string, what: string) {
+    super(`the lock path ${path} is ${what}, not a regular file: no backup of this schedule can run until it is removed`);
+    this.name = 'LockPathError';
+  }
+}
+
+/**
+ * The lock file's text, inode and mtime, read without ever blocking: O_NONBLOCK so a FIFO planted at
+ * the path does not hang the run (a blocked open(2) holds a libuv thread, and SIGTERM cannot end it),
+ * O_NOFOLLOW so a symlink is not followed. Throws {@link LockPathError} for anything but a file.
+ */
+async function readLock(path: string): Promise<{ text: string; ino: number; mtimeMs: number }> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new LockPathError(path, 'a symbolic link');
+    throw err;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new LockPathError(path, info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : 'a device');
+    // A lock file holds two short lines; more is not a lock this runner wrote.
+    const buf = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    return { text: buf.subarray(0, bytesRead).toString('utf8'), ino: info.ino, mtimeMs: info.mtimeMs };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Whether the lock at `path` still holds `token`. */
 async function ownedBy(path: string, token: string): Promise<boolean> {
-  const text = await readFile(path, 'utf8').catch(() => '');
+  const text = await readLock(path).then((l) => l.text, () => '');
   return text.split('\n').includes(`${TOKEN_PREFIX}${token}`);
 }
 
@@ -154,9 +187,10 @@ async function takeOver(path: string, seen: { ino: number; mtimeMs: number }, no
 
 async function describe(path: string): Promise<{ holder: string; mtimeMs: number; ino: number } | undefined> {
   try {
-    const [info, text] = await Promise.all([stat(path), readFile(path, 'utf8').catch(() => '?')]);
-    return { holder: text.split('\n')[0]!.trim() || '?', mtimeMs: info.mtimeMs, ino: info.ino };
-  } catch {
+    const lock = await readLock(path);
+    return { holder: lock.text.split('\n')[0]!.trim() || '?', mtimeMs: lock.mtimeMs, ino: lock.ino };
+  } catch (err) {
+    if (err instanceof LockPathError) throw err;
     return undefined;
   }
 }

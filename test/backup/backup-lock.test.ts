@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, LockBusyError } from '../../src/backup/backup-lock.ts';
@@ -112,5 +113,24 @@ describe('acquireLock', () => {
     expect(lockHeld.tookOverStale).toBe('dead-pod pid 7');
     await lockHeld.release();
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('acquireLock, something else at the lock path', () => {
+  it('fails at once naming a FIFO planted at the lock path instead of blocking on it', async () => {
+    const dir = tempDir('bks-lock-');
+    execFileSync('mkfifo', [join(dir, '.s.lock')]);
+    // Before: the open(2) of the FIFO for reading blocked forever (and a libuv thread with it).
+    const outcome = await Promise.race([
+      acquireLock({ dir, name: '.s.lock', clock: new FakeClock() }).then(() => 'acquired', (err: Error) => err.message),
+      new Promise((resolve) => setTimeout(resolve, 5_000, 'still blocked after 5 s')),
+    ]);
+    expect(outcome).toMatch(/lock path .*\.s\.lock is a FIFO, not a regular file/);
+  });
+
+  it('names a directory at the lock path', async () => {
+    const dir = tempDir('bks-lock-');
+    mkdirSync(join(dir, '.s.lock'));
+    await expect(acquireLock({ dir, name: '.s.lock', clock: new FakeClock() })).rejects.toThrow(/is a directory, not a regular file/);
   });
 });
