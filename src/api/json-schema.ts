@@ -10,7 +10,7 @@ import { TIME_ZONE_NAMES } from './time-zone-names.ts';
 import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
 import { GROUP_VERSION, GROUP_VERSION_V1, KIND, type ServedGroupVersion } from './constants.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
-import { backupScheduleV1Schema, DEFAULT_DESTINATION_TYPE, DESTINATION_TYPES, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
+import { backupScheduleV1Schema, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
 import { withoutKeywords } from './schema-keywords.ts';
 import { closeObjects } from './validator-schema.ts';
 
@@ -49,22 +49,13 @@ export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
     then: { properties: { endpoints: { type: 'array', items: { type: 'string', pattern: '^https://' } } } },
   },
   "!self.split('/').exists(s, s == '..')": { not: { pattern: '(^|/)\\.\\.(/|$)' } },
-  // v1: a union's discriminator names the member that is set, and no other member is. The source's and
-  // the destination's PersistentVolumeClaim rules have the same text; the destination's type defaults to
-  // PersistentVolumeClaim (the source's is required), so that member's `if` also holds when type is absent.
+  // v1: the source union's discriminator names the member that is set, and no other member is.
   ...Object.fromEntries(
-    Object.entries({ ...SOURCE_TYPES, ...DESTINATION_TYPES }).map(([member, type]) => [
+    Object.entries(SOURCE_TYPES).map(([member, type]) => [
       `(self.type == '${type}') == has(self.${member})`,
-      { if: { ...(type === DEFAULT_DESTINATION_TYPE ? {} : { required: ['type'] }), properties: { type: { const: type } } }, then: requiring(member), else: { not: requiring(member) } },
+      { if: { required: ['type'], properties: { type: { const: type } } }, then: requiring(member), else: { not: requiring(member) } },
     ]),
   ),
-  "!has(self.endpoint) || self.endpoint.startsWith('https://') || (has(self.allowHttp) && self.allowHttp)": {
-    if: { required: ['endpoint'], properties: { endpoint: { type: 'string', pattern: '^http://' } } },
-    then: { required: ['allowHttp'], properties: { allowHttp: { type: 'boolean', const: true } } },
-  },
-  "!self.contains('..')": { not: { pattern: '\\.\\.' } },
-  "!self.matches('^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$')": { not: { pattern: '^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$' } },
-  "!self.split('/').exists(s, s == '.' || s == '..')": { not: { pattern: '(^|/)\\.\\.?(/|$)' } },
   [RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || ')]: { anyOf: RETENTION_RULES.map((rule) => requiring(rule)) },
 };
 
