@@ -1,14 +1,13 @@
 /**
- * Reading manifests for the CLI: files, folders (recursively, `.yaml`/`.yml`/`.json`) and stdin (`-`),
- * each split into its YAML documents (JSON is YAML), with the line of every field kept so an error
- * can point at `file:line`. `kind: List` documents are unpacked into their items.
+ * Reading manifests for the CLI: files, folders (recursively, `.yaml`/`.yml`/`.json`, see
+ * expand-paths.ts) and stdin (`-`), each read with a size bound and as UTF-8 text (read-text.ts), split
+ * into its YAML documents (JSON is YAML) read as kubectl reads them (kubectl-yaml.ts), with the line of
+ * every field kept so an error can point at `file:line`. `kind: List` documents are unpacked into their items.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
 import { Composer, isMap, isSeq, LineCounter, Parser, type Document, type Node } from 'yaml';
-import { KIND, SERVED_GROUP_VERSIONS } from '../api/constants.ts';
-import { validateAnyVersion, type FieldError } from '../api/validate.ts';
-import { UsageError } from './io.ts';
+import { expandPaths, type SkippedPath } from './expand-paths.ts';
+import { KUBECTL_PARSE_OPTIONS, KUBECTL_TO_JS_OPTIONS, MAX_ALIAS_COUNT } from './kubectl-yaml.ts';
+import { decodeYamlText, readBoundedBytes, type BytesOrProblem } from './read-text.ts';
 
 /** One object found in the input. */
 export interface Manifest {
@@ -22,7 +21,7 @@ export interface Manifest {
   readonly lineOf: (field: string) => number;
 }
 
-/** A document that is not YAML. */
+/** A file or document that is not a YAML manifest (not text, too large, not YAML, not a mapping). */
 export interface SyntaxProblem {
   readonly file: string;
   readonly line: number;
@@ -33,22 +32,10 @@ export interface SyntaxProblem {
 export interface InputVisitor {
   /** Called for each object; the document it came from can be collected as soon as this returns. */
   readonly manifest: (manifest: Manifest) => void;
-  /** Called for each document that is not YAML. */
+  /** Called for each file or document that is not a YAML manifest. */
   readonly problem: (problem: SyntaxProblem) => void;
-}
-
-const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
-
-/** The files a path stands for: itself, or every manifest file under a folder, in sorted order. */
-function expand(path: string): string[] {
-  if (path === '-') return [path];
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat === undefined) throw new UsageError(`no such file or folder: ${path}`);
-  if (!stat.isDirectory()) return [path];
-  return readdirSync(path, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && MANIFEST_EXTENSIONS.has(extname(entry.name)))
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort();
+  /** Called for each path under a folder that is not read (a symbolic link to a folder), before any file is read. */
+  readonly skipped: (skipped: SkippedPath) => void;
 }
 
 /** `spec.a[0].b` → `['spec', 'a', 0, 'b']`. */
@@ -80,12 +67,24 @@ function offsetOf(root: Node | null, path: readonly (string | number)[], fallbac
   return offset;
 }
 
-function manifestsOf(file: string, doc: Document, lines: LineCounter): Manifest[] {
+/** What a document's top-level value is, in kubectl's words for what it cannot decode into an object. */
+const describe = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`);
+
+function manifestsOf(file: string, doc: Document, lines: LineCounter): Manifest[] | SyntaxProblem {
   const start = doc.contents?.range?.[0] ?? doc.range?.[0] ?? 0;
-  const object: unknown = doc.toJS({ maxAliasCount: 100 });
-  if (object === null || object === undefined) return [];
-  const record = object as Record<string, unknown>;
   const line = (offset: number): number => lines.linePos(offset).line;
+  let object: unknown;
+  try {
+    object = doc.toJS(KUBECTL_TO_JS_OPTIONS);
+  } catch (error) {
+    // The yaml package's guard against alias expansion ("billion laughs"), and any other failure to build the value.
+    const reason = error instanceof ReferenceError && /alias/i.test(error.message) ? `more than ${MAX_ALIAS_COUNT} aliases expanded (a "billion laughs" document?)` : (error as Error).message;
+    return { file, line: line(start), message: `not valid YAML: ${reason}` };
+  }
+  if (object === null || object === undefined) return [];
+  // kubectl decodes every document into an object; anything else (binary read as one long string, a bare list) fails there.
+  if (typeof object !== 'object' || Array.isArray(object)) return { file, line: line(start), message: `not a Kubernetes object: a document must be a mapping with apiVersion and kind, got ${describe(object)}` };
+  const record = object as Record<string, unknown>;
   if (typeof record['kind'] === 'string' && record['kind'].endsWith('List') && Array.isArray(record['items'])) {
     return record['items'].map((item, i) => {
       const base = ['items', i];
@@ -96,50 +95,37 @@ function manifestsOf(file: string, doc: Document, lines: LineCounter): Manifest[
 }
 
 /**
- * Reads every manifest of `paths` (`-` = standard input) and hands each to `visit`, one document at a
- * time: documents are parsed as a stream and dropped once visited, so 1,000 schedules in one file
- * never sit in memory as syntax trees together (that cost more in garbage collection than the parsing).
- * A path that does not exist is a UsageError. Returns the number of files read.
+ * Reads every manifest of `paths` (`-` = standard input, read through `stdin`) and hands each to
+ * `visit`, one document at a time: documents are parsed as a stream and dropped once visited, so 1,000
+ * schedules in one file never sit in memory as syntax trees together (that cost more in garbage
+ * collection than the parsing). A path that does not exist is a UsageError; a file that cannot be read,
+ * is too large or is not text is a problem of that file. Returns the number of files read.
  */
-export function readInputs(paths: readonly string[], stdin: () => string, visit: InputVisitor): number {
-  const files = paths.flatMap(expand);
+export function readInputs(paths: readonly string[], stdin: () => BytesOrProblem, visit: InputVisitor): number {
+  const { files, skipped } = expandPaths(paths);
+  for (const entry of skipped) visit.skipped(entry);
   for (const path of files) {
     const file = path === '-' ? '<stdin>' : path;
-    const text = path === '-' ? stdin() : readFileSync(path, 'utf8');
+    const read = path === '-' ? stdin() : readBoundedBytes(path);
+    const decoded = 'bytes' in read ? decodeYamlText(read.bytes) : { problem: read.problem, line: 1 };
+    if (!('text' in decoded)) {
+      visit.problem({ file, line: decoded.line, message: decoded.problem });
+      continue;
+    }
+    const { text } = decoded;
     const lines = new LineCounter();
-    const composer = new Composer({ prettyErrors: false });
+    const composer = new Composer(KUBECTL_PARSE_OPTIONS);
     // What parseAllDocuments does, without collecting the documents into an array first.
     for (const doc of composer.compose(new Parser(lines.addNewLine).parse(text), true, text.length)) {
       if (doc.errors.length > 0) {
         for (const error of doc.errors) visit.problem({ file, line: lines.linePos(error.pos[0]).line, message: `not valid YAML: ${error.message.split('\n')[0] ?? ''}` });
         continue;
       }
-      for (const manifest of manifestsOf(file, doc, lines)) visit.manifest(manifest);
+      const found = manifestsOf(file, doc, lines);
+      if (Array.isArray(found)) for (const manifest of found) visit.manifest(manifest);
+      else visit.problem(found);
     }
   }
   return files.length;
 }
 
-/**
- * Whether an object is meant as a BackupSchedule: by `kind` alone, so a wrong `apiVersion`
- * (`kubelings.dev/v2`, a misspelt group) is reported rather than skipped.
- */
-export function isBackupSchedule(object: unknown): boolean {
-  return typeof object === 'object' && object !== null && (object as { kind?: unknown }).kind === KIND;
-}
-
-/**
- * The problems of a BackupSchedule manifest, checked in the version its `apiVersion` names
- * (validateAnyVersion: v1alpha1 and v1 documents may sit side by side in one file), plus a missing
- * `apiVersion`, which objects read back from the API server always have but a file may lack (kubectl
- * refuses it; the rest is then checked as v1alpha1). An `apiVersion` that is not served gets only the
- * error listing the served ones: the fields of a version whose schema is unknown cannot be judged, and
- * errors from a guessed one would mislead.
- */
-export function manifestProblems(object: unknown): FieldError[] {
-  const apiVersion = (object as { apiVersion?: unknown }).apiVersion;
-  const errors = validateAnyVersion(object);
-  if (apiVersion === undefined) errors.unshift({ field: 'apiVersion', message: 'apiVersion: is required' });
-  else if (!(SERVED_GROUP_VERSIONS as readonly unknown[]).includes(apiVersion)) return errors.filter((e) => e.field === 'apiVersion');
-  return errors;
-}

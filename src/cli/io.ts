@@ -1,6 +1,6 @@
 /** What a CLI command reads and writes, so tests run commands in-process without touching the real streams. */
-import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readBoundedBytes, type BytesOrProblem } from './read-text.ts';
 
 /** The streams of one command run. */
 export interface CliIo {
@@ -8,18 +8,18 @@ export interface CliIo {
   readonly stdout: (text: string) => void;
   /** Writes to standard error. */
   readonly stderr: (text: string) => void;
-  /** The whole of standard input (read when an input path is `-`). */
-  readonly stdin: () => string;
+  /** The whole of standard input (read when an input path is `-`), or why it could not be read (too large). */
+  readonly stdin: () => BytesOrProblem;
 }
 
 /** The process' own streams. */
 export const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  stdin: () => readFileSync(0, 'utf8'),
+  stdin: () => readBoundedBytes(0),
 };
 
-/** Exit codes: 0 valid, 1 invalid input, 2 a bad command line (unknown flag, missing argument, no such file). */
+/** Exit codes: 0 valid, 1 invalid input (including a file that is not a readable YAML manifest), 2 a bad command line (unknown flag, missing argument, no such file). */
 export const EXIT_OK = 0;
 /** Some input was invalid. */
 export const EXIT_INVALID = 1;

@@ -4,7 +4,9 @@ import type { CronJob } from '../pure/cron-job.ts';
 import { PREVIEW_UID, previewCronJob } from '../pure/preview.ts';
 import { serverDefaultsOf, withServerDefaults } from '../pure/server-defaults.ts';
 import { EXIT_INVALID, EXIT_OK, outputFormat, parseCommandLine, UsageError, type CliIo } from './io.ts';
-import { isBackupSchedule, manifestProblems, readInputs } from './inputs.ts';
+import { checkManifest, formatError, isBackupSchedule } from './check-manifest.ts';
+import { readInputs } from './inputs.ts';
+import { KUBECTL_WRITE_OPTIONS } from './kubectl-yaml.ts';
 
 /** `backupschedule preview --help`. */
 export const PREVIEW_USAGE = `Usage: backupschedule preview [options] <file|dir|->...
@@ -21,7 +23,11 @@ Options:
   -n, --namespace <ns>    namespace of BackupSchedules without one (default: default)
   -h, --help              show this help
 
-Exit status: 0 done, 1 an invalid BackupSchedule or none found, 2 bad command line.
+Exit status:
+  0  every BackupSchedule previewed
+  1  an invalid BackupSchedule (its errors as validate reports them), none found, or an input that
+     cannot be read, is too large, is not text or not YAML
+  2  bad command line (unknown flag, missing argument, no such file or folder)
 `;
 
 /** One CronJob of the `--output json` report. */
@@ -39,7 +45,8 @@ export interface PreviewItem {
 const dotted = (path: readonly string[]): string => path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').slice(1);
 
 function toYaml(item: PreviewItem, assumedNamespace: boolean): string {
-  const doc = new Document(withServerDefaults(item.cronJob));
+  // Written as YAML 1.1, so what kubectl reads back is what was printed (a claim named "on" stays a string).
+  const doc = new Document(withServerDefaults(item.cronJob), KUBECTL_WRITE_OPTIONS);
   for (const { field } of item.serverDefaults) {
     const node = doc.getIn(field.split(/\.|\[|\]/).filter((s) => s !== '').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), true) as { comment?: string } | undefined;
     if (node !== undefined) node.comment = ' default: set by the API server';
@@ -76,16 +83,15 @@ export function previewCommand(args: readonly string[], io: CliIo): number {
   readInputs(positionals, io.stdin, {
     problem: (problem) => {
       failed = true;
-      io.stderr(`${problem.file}:${problem.line}: ${problem.message}\n`);
+      io.stderr(`${formatError(problem)}\n`);
     },
+    skipped: ({ path, reason }) => io.stderr(`skipped ${path}: ${reason}\n`),
     manifest: (manifest) => {
-      if (!isBackupSchedule(manifest.object)) return;
-      const errors = manifestProblems(manifest.object);
-      for (const error of errors) io.stderr(`${manifest.file}:${manifest.lineOf(error.field)}: ${error.message}\n`);
-      if (errors.length > 0) {
-        failed = true;
-        return;
-      }
+      // The errors validate reports, in the same order and words.
+      const errors = checkManifest(manifest);
+      for (const error of errors) io.stderr(`${formatError(error)}\n`);
+      if (errors.length > 0) failed = true;
+      if (errors.length > 0 || !isBackupSchedule(manifest.object)) return;
       const schedule = manifest.object as AnyBackupSchedule;
       const cronJob = previewCronJob(schedule, { namespace, ...(image === undefined ? {} : { image }) });
       const item: PreviewItem = {

@@ -1,5 +1,8 @@
+import { checkManifest, formatError, isBackupSchedule, type ManifestError } from './check-manifest.ts';
+import type { SkippedPath } from './expand-paths.ts';
+import { readInputs } from './inputs.ts';
+import { MAX_INPUT_BYTES } from './read-text.ts';
 import { EXIT_INVALID, EXIT_OK, outputFormat, parseCommandLine, UsageError, type CliIo } from './io.ts';
-import { isBackupSchedule, manifestProblems, readInputs, type Manifest } from './inputs.ts';
 
 /** `backupschedule validate --help`. */
 export const VALIDATE_USAGE = `Usage: backupschedule validate [--output text|json] <file|dir|->...
@@ -8,25 +11,26 @@ Checks every BackupSchedule in the given YAML/JSON files (multi-document; folder
 recursively for .yaml, .yml and .json; - reads standard input) offline, as the API server and the
 controller would: the schema (types, bounds, patterns, unknown fields), the CEL rules, the cron
 syntax and the time zone. Each is checked in the version its apiVersion names (kubelings.dev/v1alpha1
-or kubelings.dev/v1; both may appear in one file). Objects of other kinds are skipped and counted.
+or kubelings.dev/v1; both may appear in one file). Objects of other kinds are skipped and counted;
+a misspelt kind in the kubelings.dev group (BackupSchedul, backupschedule) is an error.
+
+Input is read as kubectl reads it: YAML 1.1 (yes/no/on/off are booleans, 010 is octal 8, << merges),
+at most ${MAX_INPUT_BYTES / 1024 / 1024} MiB per file, UTF-8 text only; symbolic links to folders are not followed.
 
 Options:
-  -o, --output text|json  text: one "file:line: field: message" line per error (default);
-                          json: one report object, for CI
+  -o, --output text|json  text: one "file:line: namespace/name: field: message" line per error
+                          (default); json: one report object, for CI
   -h, --help              show this help
 
-Exit status: 0 all valid, 1 any error, 2 bad command line.
+Exit status:
+  0  every BackupSchedule is valid
+  1  an error: an invalid BackupSchedule, a misspelt kind, or an input that cannot be read, is too
+     large, is not text or not YAML
+  2  bad command line (unknown flag, missing argument, no such file or folder)
 `;
 
 /** One error in the JSON report. */
-export interface ValidateError {
-  readonly file: string;
-  readonly line: number;
-  /** `namespace/name` of the BackupSchedule, when it has a name. */
-  readonly object?: string;
-  readonly field?: string;
-  readonly message: string;
-}
+export type ValidateError = ManifestError;
 
 /** The `--output json` report. */
 export interface ValidateReport {
@@ -34,38 +38,28 @@ export interface ValidateReport {
   readonly files: number;
   readonly backupSchedules: number;
   readonly skipped: number;
+  /** Paths under the folders given that were not read, and why (a symbolic link to a folder). */
+  readonly skippedPaths: SkippedPath[];
   readonly errors: ValidateError[];
-}
-
-/** `namespace/name` (or `name`) of a manifest, for messages. */
-export function objectName(manifest: Manifest): string | undefined {
-  const metadata = (manifest.object as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
-  if (typeof metadata?.name !== 'string') return undefined;
-  return typeof metadata.namespace === 'string' ? `${metadata.namespace}/${metadata.name}` : metadata.name;
 }
 
 /** Validates the BackupSchedules of `paths`; the report lists every error with its file and line. */
 export function validateInputs(paths: readonly string[], io: CliIo): ValidateReport {
   const errors: ValidateError[] = [];
+  const skippedPaths: SkippedPath[] = [];
   let backupSchedules = 0;
   let skipped = 0;
   const files = readInputs(paths, io.stdin, {
     problem: (p) => errors.push({ file: p.file, line: p.line, message: p.message }),
+    skipped: (path) => skippedPaths.push(path),
     manifest: (manifest) => {
-      if (!isBackupSchedule(manifest.object)) {
-        skipped++;
-        return;
-      }
-      backupSchedules++;
-      const object = objectName(manifest);
-      // In file order, so the output reads top to bottom.
-      const found = manifestProblems(manifest.object).map((error) => ({ error, line: manifest.lineOf(error.field) }));
-      for (const { error, line } of found.sort((a, b) => a.line - b.line)) {
-        errors.push({ file: manifest.file, line, ...(object === undefined ? {} : { object }), field: error.field, message: error.message });
-      }
+      const found = checkManifest(manifest);
+      if (isBackupSchedule(manifest.object)) backupSchedules++;
+      else if (found.length === 0) skipped++;
+      errors.push(...found);
     },
   });
-  return { valid: errors.length === 0, files, backupSchedules, skipped, errors };
+  return { valid: errors.length === 0, files, backupSchedules, skipped, skippedPaths, errors };
 }
 
 /** `backupschedule validate …`; returns the exit code. */
@@ -81,7 +75,8 @@ export function validateCommand(args: readonly string[], io: CliIo): number {
   if (format === 'json') {
     io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   } else {
-    for (const error of report.errors) io.stdout(`${error.file}:${error.line}: ${error.message}\n`);
+    for (const error of report.errors) io.stdout(`${formatError(error)}\n`);
+    for (const { path, reason } of report.skippedPaths) io.stderr(`skipped ${path}: ${reason}\n`);
     const summary = `${report.backupSchedules} BackupSchedule(s) in ${report.files} file(s), ${report.skipped} other object(s) skipped: `;
     io.stderr(`${summary}${report.valid ? 'all valid' : `${report.errors.length} error(s)`}\n`);
   }

@@ -153,7 +153,7 @@ describe('the JSON Schema and the CLI on a manifest without apiVersion', () => {
     expect(check(object)).toBe(false);
     const run = cli(['validate', '-'], JSON.stringify(object));
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe('<stdin>:1: apiVersion: is required\n');
+    expect(run.stdout).toBe('<stdin>:1: team-a/nightly: apiVersion: is required\n');
   });
 });
 

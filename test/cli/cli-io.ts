@@ -9,11 +9,11 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs `backupschedule <argv…>` in-process, with `stdin` as standard input. */
-export function cli(argv: readonly string[], stdin = ''): CliRun {
+/** Runs `backupschedule <argv…>` in-process, with `stdin` (text, or bytes as they are) as standard input. */
+export function cli(argv: readonly string[], stdin: string | Buffer = ''): CliRun {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stdin: () => stdin };
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stdin: () => ({ bytes: Buffer.from(stdin) }) };
   const code = runCli(argv, io);
   return { code, stdout, stderr };
 }

@@ -53,13 +53,13 @@ describe('backupschedule preview', () => {
     const run = cli(['preview', '-'], JSON.stringify(v1, null, 2));
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^<stdin>:\d+: spec\.source\.type: is required\n$/);
+    expect(run.stderr).toMatch(/^<stdin>:\d+: team-a\/nightly: spec\.source\.type: is required\n<stdin>:\d+: team-a\/nightly: spec: some validation rules were not checked/);
   });
 
   it('refuses an apiVersion that is not served, listing both served versions', () => {
     const run = cli(['preview', '-'], JSON.stringify({ ...validSchedule(), apiVersion: 'kubelings.dev/v2' }));
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('<stdin>:1: apiVersion: must be one of "kubelings.dev/v1alpha1", "kubelings.dev/v1", got "kubelings.dev/v2"\n');
+    expect(run.stderr).toBe('<stdin>:1: team-a/nightly: apiVersion: must be one of "kubelings.dev/v1alpha1", "kubelings.dev/v1", got "kubelings.dev/v2"\n');
   });
 
   it('lists the CronJobs and their server defaults apart with --output json', () => {
@@ -89,7 +89,7 @@ describe('backupschedule preview', () => {
     const run = cli(['preview', '-'], `# comment\n${JSON.stringify(bad, null, 2)}`);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^<stdin>:\d+: spec\.retention\.keepLast: must be <= 1000\n$/);
+    expect(run.stderr).toMatch(/^<stdin>:\d+: team-a\/nightly: spec\.retention\.keepLast: must be <= 1000\n<stdin>:\d+: team-a\/nightly: spec: some validation rules were not checked/);
   });
 
   it('exits 1 when the input holds no BackupSchedule', () => {

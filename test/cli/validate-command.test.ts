@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,24 +59,30 @@ describe('backupschedule validate', () => {
     const run = cli(['validate', 'test/golden/inputs', 'dist/examples', 'dist/00-namespace-backupschedule-system.yaml']);
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^21 BackupSchedule\(s\) in 23 file\(s\), 2 other object\(s\) skipped: all valid\n$/);
+    // One schedule a golden input, plus the example; dist/examples also holds a Namespace, as does the third path.
+    const goldens = readdirSync('test/golden/inputs').filter((f) => f.endsWith('.yaml')).length;
+    expect(run.stderr).toBe(`${goldens + 1} BackupSchedule(s) in ${goldens + 3} file(s), 2 other object(s) skipped: all valid\n`);
   });
 
   it('checks each document of a mixed file in its own version, naming fields as that version has them', () => {
     const path = file('mixed.yaml', MIXED);
     const run = cli(['validate', path]);
     expect(run.code).toBe(1);
+    const unchecked = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
     expect(run.stdout.split('\n')).toEqual([
-      `${path}:7: spec.source.type: is not a known field`,
-      `${path}:12: spec.retention.keepDaily: is not a known field`,
-      `${path}:19: spec.source.type: is required`,
-      `${path}:30: spec.retention.keepDaily: must be >= 1`,
-      `${path}:37: spec.source.persistentVolumeClaim: persistentVolumeClaim must be set exactly when type is PersistentVolumeClaim`,
-      `${path}:39: spec.source.etcd: etcd must be set exactly when type is Etcd`,
-      `${path}:49: spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set`,
+      `${path}:7: team-a/alpha-with-type: spec.source.type: is not a known field; this is a v1 field: set apiVersion: kubelings.dev/v1`,
+      `${path}:12: team-a/alpha-with-type: spec.retention.keepDaily: is not a known field; this is a v1 field: set apiVersion: kubelings.dev/v1`,
+      `${path}:4: team-a/alpha-with-type: spec: ${unchecked} (also the rules of spec.source)`,
+      `${path}:19: team-a/v1-without-type: spec.source.type: is required`,
+      `${path}:17: team-a/v1-without-type: spec: ${unchecked} (also the rules of spec.source)`,
+      `${path}:30: team-a/v1-daily-zero: spec.retention.keepDaily: must be >= 1`,
+      `${path}:26: team-a/v1-daily-zero: spec: ${unchecked} (also the rules of spec.retention)`,
+      `${path}:37: team-a/v1-wrong-member: spec.source.persistentVolumeClaim: persistentVolumeClaim must be set exactly when type is PersistentVolumeClaim`,
+      `${path}:39: team-a/v1-wrong-member: spec.source.etcd: etcd must be set exactly when type is Etcd`,
+      `${path}:49: team-a/v1-empty-retention: spec.retention: at least one of keepLast, keepDaily, keepWeekly, keepMonthly must be set`,
       '',
     ]);
-    expect(run.stderr).toContain('5 BackupSchedule(s) in 1 file(s), 0 other object(s) skipped: 7 error(s)');
+    expect(run.stderr).toContain('5 BackupSchedule(s) in 1 file(s), 0 other object(s) skipped: 10 error(s)');
   });
 
   it('accepts a v1 schedule (GFS retention, source.type) next to a v1alpha1 one', () => {
@@ -99,19 +105,20 @@ describe('backupschedule validate', () => {
     ]);
   });
 
-  it('prints file:line: field: message for every error, in file order, and exits 1', () => {
+  it('prints file:line: namespace/name: field: message for every error, in file order, then the rules left unchecked, and exits 1', () => {
     const path = file('bad.yaml', BAD);
     const run = cli(['validate', path]);
     expect(run.code).toBe(1);
     expect(run.stdout.split('\n')).toEqual([
-      `${path}:11: spec.schedule: invalid cron schedule "0 25 * * *": end of range (25) above maximum (23): 25`,
-      `${path}:12: spec.timeZone: unknown time zone Mars/Base; use an IANA name such as "Europe/Berlin" (case-sensitive)`,
-      `${path}:15: spec.source.etcd.endpoints: endpoints must use https:// when tlsSecretName is set`,
-      `${path}:21: spec.retention.keepLast: must be <= 1000`,
-      `${path}:22: spec.keeplast: is not a known field`,
+      `${path}:11: team-a/bad: spec.schedule: invalid cron schedule "0 25 * * *": end of range (25) above maximum (23): 25`,
+      `${path}:12: team-a/bad: spec.timeZone: unknown time zone Mars/Base; use an IANA name such as "Europe/Berlin" (case-sensitive)`,
+      `${path}:15: team-a/bad: spec.source.etcd.endpoints: endpoints must use https:// when tlsSecretName is set`,
+      `${path}:21: team-a/bad: spec.retention.keepLast: must be <= 1000`,
+      `${path}:22: team-a/bad: spec.keeplast: is not a known field`,
+      `${path}:10: team-a/bad: spec: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`,
       '',
     ]);
-    expect(run.stderr).toContain('1 BackupSchedule(s) in 1 file(s), 1 other object(s) skipped: 5 error(s)');
+    expect(run.stderr).toContain('1 BackupSchedule(s) in 1 file(s), 1 other object(s) skipped: 6 error(s)');
   });
 
   it('writes one JSON report with --output json', () => {
@@ -133,7 +140,7 @@ describe('backupschedule validate', () => {
     const list = { apiVersion: 'v1', kind: 'List', items: [validSchedule(), bad] };
     const run = cli(['validate', file('list.json', JSON.stringify(list, null, 2))]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/list\.json:\d+: spec\.retention\.keepLast: must be >= 1\n$/);
+    expect(run.stdout).toMatch(/list\.json:\d+: team-a\/nightly: spec\.retention\.keepLast: must be >= 1\n/);
     expect(run.stderr).toContain('2 BackupSchedule(s) in 1 file(s), 0 other object(s) skipped');
   });
 
@@ -148,7 +155,8 @@ describe('backupschedule validate', () => {
   it.each(cases.map((c) => [c.name, c] as const))('names the field and its line for %s', (_name, c) => {
     const object = validSchedule();
     c.mutate(object);
-    const text = stringify(object);
+    // Written as YAML 1.1, as kubectl reads it: `suspend: "yes"` must stay a string to be wrong.
+    const text = stringify(object, { version: '1.1' });
     const run = cli(['validate', '-o', 'json', '-'], text);
     expect(run.code).toBe(1);
     const error = (JSON.parse(run.stdout) as ValidateReport).errors.find((e) => e.field === c.field);
