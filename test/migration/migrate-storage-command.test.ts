@@ -12,7 +12,7 @@ import { KubeClient } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
 import { buildBundle } from '../e2e/harness.ts';
-import { seedGadgets } from './two-version-crd.ts';
+import { limitGadgetSize, seedGadgets } from './two-version-crd.ts';
 
 let server: TestApiServer;
 let client: KubeClient;
@@ -80,6 +80,32 @@ describe('controller migrate-storage', () => {
       server.faults.remove(fault);
     }
     expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
+  });
+
+  it('exits 3 (incomplete) naming each object the server refuses as it is, with its fix; every other object rewritten, storedVersions untouched', async () => {
+    const group = `c${randomBytes(4).toString('hex')}.migration.example.com`;
+    // A server without validation ratcheting (Kubernetes 1.28/1.29): the no-op PUT of an object invalid in v1 answers 422.
+    const strict = await startTestApiServer({ validationRatcheting: false });
+    const strictClient = new KubeClient({ config: KubeConfig.fromKubeconfig(strict.kubeconfig()) });
+    const strictConfig = join(dir, 'kubeconfig-strict');
+    writeFileSync(strictConfig, strict.kubeconfig());
+    try {
+      const seeded = await seedGadgets(strictClient, { group, objects: 10, namespaces: 3 });
+      await limitGadgetSize(seeded, group, 3);
+      const result = await run(['--kubeconfig', strictConfig, '--crd', seeded.crdName]);
+      expect(result.code).toBe(3);
+      // g-4 … g-9 have sizes 4 … 9, over the new maximum of 3.
+      expect(result.lines.filter((l) => l['msg'] === 'skipped: the server refuses to store it in v1 as it is; the run goes on').map((l) => l['name']).sort()).toEqual(['g-4', 'g-5', 'g-6', 'g-7', 'g-8', 'g-9']);
+      expect(result.lines.find((l) => l['name'] === 'g-4')).toMatchObject({ level: 'warn', namespace: 'gadgets-1', code: 422, err: expect.stringMatching(/spec\.size/), fix: expect.stringContaining(`kubectl edit gadgets.${group} g-4 -n gadgets-1`) });
+      const last = result.lines.at(-1)!;
+      expect(last).toMatchObject({ level: 'error', skippedCount: 6, msg: 'incomplete: 6 objects skipped (listed in skipped, each with its fix), every other one rewritten; status.storedVersions left as it was: fix or delete them and run again' });
+      expect((last['skipped'] as string[]).find((s) => s.startsWith('gadgets-1/g-4: 422 '))).toMatch(new RegExp(` — fix: make it valid for ${group.replace(/\./g, '\\.')}/v1 `));
+      expect(strict.listStored(group, 'gadgets').filter((o) => o.apiVersion === `${group}/v1`)).toHaveLength(4);
+      expect(await seeded.storedVersions()).toEqual(['v1alpha1', 'v1']);
+    } finally {
+      strictClient.close();
+      await strict.stop();
+    }
   });
 
   it('stops on SIGTERM with exit 1, storedVersions untouched', async () => {

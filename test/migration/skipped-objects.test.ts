@@ -21,7 +21,7 @@ import { ResourceClient, type ResourceType } from '../../src/kube/resource-clien
 import { MIGRATE_EXIT, migrateStorage, type StorageMigrationOptions } from '../../src/migration/index.ts';
 import { createCertificateAuthority, issueServingCertificate } from '../../src/runtime/tls-certificates.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
-import { seedGadgets, twoVersionCrd } from './two-version-crd.ts';
+import { limitGadgetSize, seedGadgets } from './two-version-crd.ts';
 
 const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
 const WEBHOOK = { namespace: 'backupschedule-system', name: 'backupschedule-operator-webhook' };
@@ -77,10 +77,7 @@ describe('migrateStorage on a server without validation ratcheting', () => {
     const group = `m${randomBytes(4).toString('hex')}.migration.example.com`;
     const seeded = await seedGadgets(client, { group, objects: 12, namespaces: 2 });
     // v1 gets stricter after the objects were written: spec.size at most 9, so g-10 and g-11 are invalid in v1.
-    const crd = await seeded.crds.get({ name: seeded.crdName });
-    const stricter = twoVersionCrd(group, 'v1') as unknown as { spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: { size: Record<string, unknown> } } } } } }[] } };
-    for (const version of stricter.spec.versions) if (version.name === 'v1') version.schema.openAPIV3Schema.properties.spec.properties.size['maximum'] = 9;
-    await seeded.crds.update({ ...(stricter as unknown as KubeObject), metadata: crd.metadata });
+    await limitGadgetSize(seeded, group, 9);
 
     const lines: Record<string, unknown>[] = [];
     const logger = pino({}, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });

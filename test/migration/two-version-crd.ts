@@ -92,3 +92,15 @@ export async function seedGadgets(client: KubeClient, options: SeedOptions): Pro
     storedVersions: async () => ((await crds.get({ name: crdName }))['status'] as { storedVersions: string[] }).storedVersions,
   };
 }
+
+/**
+ * Makes v1 stricter after the objects were written, as a new release's schema may: `spec.size` at most
+ * `max` in v1, so the Gadgets seeded with a larger size are invalid in the storage version. On a server
+ * without validation ratcheting their no-op rewrite then answers 422.
+ */
+export async function limitGadgetSize(seeded: SeededGadgets, group: string, max: number): Promise<void> {
+  const crd = await seeded.crds.get({ name: seeded.crdName });
+  const stricter = twoVersionCrd(group, 'v1') as unknown as { spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: { size: Record<string, unknown> } } } } } }[] } };
+  for (const version of stricter.spec.versions) if (version.name === 'v1') version.schema.openAPIV3Schema.properties.spec.properties.size['maximum'] = max;
+  await seeded.crds.update({ ...(stricter as unknown as KubeObject), metadata: crd.metadata });
+}
