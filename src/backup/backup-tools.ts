@@ -3,9 +3,10 @@
  * before a restore. Both check the format (etcd snapshot trailer + bbolt structure, or a full gzip/tar
  * read) and the `.sha256` sidecar when there is one.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { verifyArchive } from './archive-verify.ts';
+import { backupDirNames, skippedMessage } from './backup-dir.ts';
 import { parseBackupName, SIDECAR_SUFFIX, type BackupKind } from './backup-names.ts';
 import { parseSidecar } from './sidecar.ts';
 import { verifySnapshot } from './snapshot-verify.ts';
@@ -15,12 +16,12 @@ export interface Verification {
   readonly file: string;
   readonly kind: BackupKind;
   readonly size: number;
-  /** Whether the format check and the sidecar (if any) agree. */
+  /** Whether the format is valid and the `.sha256` sidecar exists and matches. */
   readonly ok: boolean;
   /** Why not, when not ok. */
   readonly problem?: string;
   readonly sha256?: string;
-  /** `true` when a `.sha256` sidecar was found and matched. */
+  /** The `.sha256` sidecar: only `matches` is ok. */
   readonly sidecar: 'matches' | 'missing' | 'mismatch' | 'malformed';
   /** Snapshot figures (etcd snapshots only). */
   readonly revision?: number;
@@ -59,6 +60,9 @@ export async function verifyBackupFile(path: string): Promise<Verification> {
       return { file, kind, size, ok: false, sidecar: 'mismatch', sha256: figures.sha256, problem: `SHA-256 ${figures.sha256} differs from the sidecar's ${recorded}`, ...details };
     }
     if (sidecar === 'malformed') return { file, kind, size, ok: false, sidecar, sha256: figures.sha256, problem: `${file}${SIDECAR_SUFFIX} is not a sha256sum line for ${file}`, ...details };
+    // The runner writes the sidecar right after the backup: without it, the run did not finish (or the
+    // file was copied without it) and nothing says these are the bytes the runner verified.
+    if (sidecar === 'missing') return { file, kind, size, ok: false, sidecar, sha256: figures.sha256, problem: `no ${file}${SIDECAR_SUFFIX} sidecar: the format is valid, but nothing records the SHA-256 the runner wrote (its run did not finish, or the file was copied without it)`, ...details };
     return { file, kind, size, ok: true, sidecar, sha256: figures.sha256, ...details };
   } catch (err) {
     return { file, kind, size, ok: false, sidecar, problem: (err as Error).message };
@@ -77,9 +81,9 @@ export interface ListedBackup {
   readonly verification: Verification;
 }
 
-/** Every backup file in `dir` (any schedule), oldest first per schedule, each verified. */
-export async function listBackups(dir: string): Promise<ListedBackup[]> {
-  const names = (await readdir(dir)).map(parseBackupName).filter((n) => n !== undefined);
+/** Every backup file in `dir` (any schedule), oldest first per schedule, each verified; `onSkip` hears of a directory or other non-file named like a backup. */
+export async function listBackups(dir: string, onSkip: (message: string) => void = () => undefined): Promise<ListedBackup[]> {
+  const names = (await backupDirNames(dir, (e) => onSkip(skippedMessage(e)))).map(parseBackupName).filter((n) => n !== undefined);
   names.sort((a, b) => (a.schedule === b.schedule ? a.time - b.time : a.schedule < b.schedule ? -1 : 1));
   const rows: ListedBackup[] = [];
   // One at a time: each verification reads a whole file, in parallel they would only thrash the disk.
@@ -95,7 +99,7 @@ export function formatList(rows: readonly ListedBackup[]): string {
   const table = [['NAME', 'TIME', 'SIZE', 'COMPLETE', 'VERIFIED']];
   for (const row of rows) {
     const v = row.verification;
-    const verified = v.ok ? `yes${v.sidecar === 'missing' ? ' (no sidecar)' : ''}` : `NO: ${v.problem ?? 'unknown'}`;
+    const verified = v.ok ? 'yes' : `NO: ${v.problem ?? 'unknown'}`;
     table.push([row.file, row.time, String(row.size), row.incomplete ? 'NO (files changed while read)' : 'yes', verified]);
   }
   const widths = table[0]!.map((_, col) => Math.max(...table.map((r) => r[col]!.length)));

@@ -44,7 +44,7 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
     }
     case 'list': {
       try {
-        const rows = await listBackups(command.dir);
+        const rows = await listBackups(command.dir, (message) => process.stderr.write(`warning: ${message}\n`));
         process.stdout.write(formatList(rows));
         return rows.every((r) => r.verification.ok) ? EXIT_OK : EXIT_FAILED;
       } catch (err) {

@@ -22,6 +22,7 @@ import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import { megabytesPerSecond, Progress } from './progress.ts';
 import { planIncompleteCleanup, planRetention } from './retention.ts';
 import { directoryRetentionCandidates } from './retention-candidates.ts';
+import { backupDirNames, skippedMessage } from './backup-dir.ts';
 import { formatSidecar } from './sidecar.ts';
 import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
 
@@ -91,7 +92,7 @@ async function deleteAll(dir: string, files: readonly string[], logger: Logger, 
 
 /** Applies retention to the verified backups (src/backup/retention-candidates.ts); the others are logged, never deleted. */
 async function prune(dir: string, command: RunCommand, justWritten: { name: string; time: number }, now: number, logger: Logger): Promise<string[]> {
-  const candidates = await directoryRetentionCandidates(dir, await readdir(dir), command.schedule, justWritten.name);
+  const candidates = await directoryRetentionCandidates(dir, await backupDirNames(dir, (e) => logger.warn({ file: e.name }, skippedMessage(e))), command.schedule, justWritten.name);
   const plan = planRetention({ candidates, policy: command.retention, justWritten, now });
   for (const { name, reason } of plan.ignored) {
     logger.warn({ file: name, reason }, `retention: ${name} is not counted and not deleted: ${reason}; check it (backup verify) and delete or fix it by hand`);
@@ -152,7 +153,7 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
       // Only the newest incomplete archive stays: on a volume that is always busy every run is torn.
       let removedIncomplete: string[] = [];
       try {
-        removedIncomplete = await deleteAll(dir, planIncompleteCleanup(await readdir(dir), command.schedule, finalName), logger, 'older incomplete archive');
+        removedIncomplete = await deleteAll(dir, planIncompleteCleanup(await backupDirNames(dir, () => undefined), command.schedule, finalName), logger, 'older incomplete archive');
       } catch (err) {
         logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not delete older incomplete archives');
       }
