@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, open, unlink, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, mkdir, open, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 /** Mode of every file the runner creates. */
 export const BACKUP_FILE_MODE = 0o600;
@@ -93,5 +93,32 @@ export async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * `mkdir -p dir` that reports the real reason a component cannot be created. Node's recursive mkdir
+ * answers ENOENT (for the parent) when the parent's own mkdir failed with EROFS, EACCES or ENOSPC, so
+ * "the destination is mounted read-only" read as "no such file or directory". On ENOENT the deepest
+ * existing ancestor is found and the next component created alone, which fails with the true errno.
+ * A file in the way is EEXIST or ENOTDIR, as from mkdir(1).
+ */
+export async function makeDirectories(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode });
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const missing: string[] = [];
+  let existing = resolve(dir);
+  while ((await stat(existing).catch(() => undefined)) === undefined && dirname(existing) !== existing) {
+    missing.unshift(existing);
+    existing = dirname(existing);
+  }
+  for (const path of missing) {
+    await mkdir(path, { mode }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
   }
 }

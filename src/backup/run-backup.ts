@@ -9,7 +9,7 @@
  * retention does not count it and it replaces the schedule's older incomplete archive; older backups
  * were kept.
  */
-import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT_INCOMPLETE, EXIT_PRUNE_FAILED } from '../pure/backup-contract.ts';
 import { realClock, type Clock } from '../runtime/clock.ts';
@@ -17,7 +17,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { BackupCommand } from './backup-args.ts';
 import { acquireLock, LockBusyError } from './backup-lock.ts';
 import { backupFileName, isTempFileOf, lockFileName, SIDECAR_SUFFIX, tempFilePrefix } from './backup-names.ts';
-import { syncDirectory, TempFile, writeFileDurably } from './durable-file.ts';
+import { makeDirectories, syncDirectory, TempFile, writeFileDurably } from './durable-file.ts';
 import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import { megabytesPerSecond, Progress } from './progress.ts';
 import { planIncompleteCleanup, planRetention } from './retention.ts';
@@ -53,7 +53,7 @@ async function prepareDestination(dir: string): Promise<void> {
   try {
     // The contract's destination is the claim's mount plus spec.destination...path: create the path
     // below the mount like `mkdir -p`. Without the mount the read-only root file system refuses (EROFS).
-    await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+    await makeDirectories(dir, 0o700).catch((err: NodeJS.ErrnoException) => {
       // mkdir -p reports a file in the way as EEXIST; the stat below words it.
       if (err.code !== 'EEXIST') throw err;
     });

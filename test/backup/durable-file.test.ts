@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TempFile, writeFileDurably } from '../../src/backup/durable-file.ts';
+import { makeDirectories, TempFile, writeFileDurably } from '../../src/backup/durable-file.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { Progress } from '../../src/backup/progress.ts';
 import { pino } from 'pino';
@@ -85,5 +86,27 @@ describe('Progress', () => {
       { bytes: 25_000_000, mbPerSec: 5, percent: 25, msg: 'etcd snapshot: in progress' },
       { bytes: 50_000_000, mbPerSec: 5, percent: 50, msg: 'etcd snapshot: in progress' },
     ]);
+  });
+});
+
+describe('makeDirectories', () => {
+  const isRoot = process.getuid?.() === 0;
+  // A read-only tmpfs needs mount(2): root (CI and the dev machine run as root).
+  it.skipIf(!isRoot)('reports EROFS, not ENOENT, when the path below a read-only mount cannot be created', async () => {
+    const mountPoint = tempDir('bks-ro-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', mountPoint]);
+    try {
+      await expect(makeDirectories(join(mountPoint, 'backups', 'etcd'), 0o700)).rejects.toMatchObject({ code: 'EROFS' });
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
+  });
+
+  it('creates every missing component, and reports a file in the way', async () => {
+    const root = tempDir('bks-mkdir-');
+    await makeDirectories(join(root, 'a', 'b', 'c'), 0o700);
+    expect(statSync(join(root, 'a', 'b', 'c')).isDirectory()).toBe(true);
+    writeFileSync(join(root, 'file'), '');
+    await expect(makeDirectories(join(root, 'file', 'x'), 0o700)).rejects.toMatchObject({ code: 'ENOTDIR' });
   });
 });

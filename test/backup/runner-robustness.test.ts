@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 /**
  * The runner's robustness items (issue 30, LOW): a directory named like a backup in the destination,
  * a read-only file system under the destination path, and the termination message.
@@ -10,7 +11,7 @@ import { EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
 import { formatList, listBackups, verifyBackupFile } from '../../src/backup/backup-tools.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { archiveBytes, putVerified } from './backup-fixtures.ts';
-import { removeTempDirsAfterEach, sourceAndDestination } from './temp-dirs.ts';
+import { removeTempDirsAfterEach, sourceAndDestination, tempDir } from './temp-dirs.ts';
 
 removeTempDirsAfterEach();
 
@@ -49,5 +50,21 @@ describe('verify and list, a backup without its sidecar', () => {
     const rows = await listBackups(destination);
     expect(rows.map((r) => r.verification.ok)).toEqual([true, false]);
     expect(formatList(rows)).toMatch(/pg-20260102T000000Z\.tar\.gz .* NO: no pg-20260102T000000Z\.tar\.gz\.sha256 sidecar/);
+  });
+});
+
+describe('a destination path below a read-only mount', () => {
+  it.skipIf(process.getuid?.() !== 0)('fails saying read-only (EROFS), not "no such file or directory"', async () => {
+    const { source } = sourceAndDestination('table.db', 1000, 3);
+    const mountPoint = tempDir('bks-ro-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', mountPoint]);
+    try {
+      const { lines, logger } = logLines();
+      const code = await runBackup(command(source, join(mountPoint, 'backups', 'pg')), { logger, clock: new FakeClock(Date.UTC(2026, 10, 30, 3, 30, 0)) });
+      expect(code).toBe(1);
+      expect(String(lines.at(-1)?.['msg'])).toMatch(/destination directory .* is not usable: the destination is mounted read-only \(EROFS .*backups\)/);
+    } finally {
+      execFileSync('umount', [mountPoint]);
+    }
   });
 });
