@@ -11,7 +11,7 @@
  *   backup list s3://BUCKET[/PREFIX] | verify s3://…/NAME [--identity F] | fetch s3://…/NAME --identity F -o OUT
  *   (src/backup/object-store/object-store-args.ts)
  */
-import { parseFlags } from '../runtime/parse-flags.ts';
+import { parseBackupFlags } from './backup-flags.ts';
 import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../pure/backup-contract.ts';
 import type { RetentionPolicy } from './retention.ts';
 import { objectStoreTargetFrom, S3_FLAG_OPTIONS, s3OptionsFrom, UPLOAD_FLAG_OPTIONS, type ObjectStoreTarget } from './object-store/object-store-args.ts';
@@ -82,7 +82,8 @@ export const BACKUP_USAGE = `Usage:
 
 Environment (runs): ${ENV_SCHEDULE_NAME} (required: the file name prefix), ${ENV_SCHEDULE_NAMESPACE}.
 Exit codes: 0 written, verified and pruned; 1 failed; 2 usage; 3 volume archive written but incomplete
-(files changed while read; older backups not pruned).
+(files changed while read; older backups not pruned); 4 written and verified, but pruning failed (older
+backups kept). 3 and 4 are final: the Job does not retry them.
 `;
 
 /** The BackupSchedule name rule (DNS-1123 subdomain): it becomes a file name prefix, never a path. */
@@ -101,7 +102,7 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
     if (rest.length !== 1 || rest[0] === '' || rest[0]!.startsWith('--')) throw new BackupUsageError(`backup ${first}: expected exactly one ${first === 'verify' ? 'file' : 'directory'} argument`);
     return first === 'verify' ? { kind: 'verify', file: rest[0]! } : { kind: 'list', dir: rest[0]! };
   }
-  const values = parseFlags(argv, {
+  const values = parseBackupFlags(argv, {
     source: { type: 'string' },
     'etcd-endpoints': { type: 'string' },
     'etcd-tls-dir': { type: 'string' },
@@ -164,7 +165,7 @@ function usage<T>(check: () => T): T {
 function parseObjectStoreTool(tool: 'verify' | 'list' | 'fetch', args: readonly string[]): BackupCommand {
   const [url, ...flags] = args;
   if (url === undefined || !url.startsWith('s3://')) throw new BackupUsageError(`backup ${tool}: expected an s3://BUCKET${tool === 'list' ? '[/PREFIX]' : '[/PREFIX]/NAME'} argument first`);
-  const values = parseFlags(flags, { ...S3_FLAG_OPTIONS, ...(tool === 'list' ? {} : { identity: { type: 'string' } }), ...(tool === 'fetch' ? { output: { type: 'string', short: 'o' } } : {}) }, BackupUsageError);
+  const values = parseBackupFlags(flags, { ...S3_FLAG_OPTIONS, ...(tool === 'list' ? {} : { identity: { type: 'string' } }), ...(tool === 'fetch' ? { output: { type: 'string', short: 'o' } } : {}) }, BackupUsageError);
   const s3 = usage(() => s3OptionsFrom(values));
   const identity = (values as { identity?: string }).identity;
   if (identity === '') throw new BackupUsageError('--identity: empty');
