@@ -25,8 +25,20 @@ describe('parseCommandLine', () => {
         conversionWebhookServiceName: 'backupschedule-operator-webhook',
         conversionWebhookSecretName: 'backupschedule-operator-webhook-tls',
         conversionWebhookCertDir: undefined,
+        syncPeriodMs: 36_000_000,
       },
     });
+  });
+
+  it.each<[string, number]>([['10h', 36_000_000], ['30m', 1_800_000], ['1h30m', 5_400_000], ['90s', 90_000], ['0', 0], ['168h', 604_800_000]])(
+    'reads --sync-period=%s (controller-runtime\'s SyncPeriod; 0 turns the resync off)',
+    (value, ms) => {
+      expect(parseCommandLine([`--sync-period=${value}`])).toMatchObject({ options: { syncPeriodMs: ms } });
+    },
+  );
+
+  it.each(['', '10', '1d', '-1h', '0.5s', '169h', '0s1m', 'h'])('rejects --sync-period=%j, naming the flag', (value) => {
+    expect(() => parseCommandLine([`--sync-period=${value}`])).toThrow(/^--sync-period: expected 0 or a duration from 1s to 168h/);
   });
 
   it('reads the flags the Deployment in dist/ passes', () => {
