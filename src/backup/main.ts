@@ -11,7 +11,8 @@ import { pino } from 'pino';
 import { createLogger } from '../runtime/logger.ts';
 import { BACKUP_USAGE, BackupUsageError, parseBackupArgs, type BackupCommand } from './backup-args.ts';
 import { formatList, listBackups, verifyBackupFile } from './backup-tools.ts';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, runBackup } from './run-backup.ts';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, runBackup, type RunOutcome } from './run-backup.ts';
+import { formatTerminationMessage, writeTerminationMessage } from './termination-message.ts';
 import { scavengeEvery } from './v8-flags.ts';
 
 /** Copied bytes between two scavenges (src/backup/v8-flags.ts says why). */
@@ -25,6 +26,7 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
   } catch (err) {
     if (!(err instanceof BackupUsageError)) throw err;
     process.stderr.write(`error: ${err.message}\n\n${BACKUP_USAGE}`);
+    await writeTerminationMessage(formatTerminationMessage({ exitCode: EXIT_USAGE, message: `usage: ${err.message}` }), env, () => undefined);
     return EXIT_USAGE;
   }
   switch (command.kind) {
@@ -72,9 +74,13 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
       process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
       try {
         // The run's own code: one aborted mid-write fails (1); one that finished before the signal took hold stands.
-        const deps = { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES) };
-        if (command.kind === 'upload') return await (await import('./object-store/s3-run.ts')).runObjectStoreBackup(command, deps, env);
-        return await runBackup(command, deps);
+        let outcome: RunOutcome | undefined;
+        const deps = { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES), onOutcome: (o: RunOutcome) => void (outcome = o) };
+        const code = command.kind === 'upload' ? await (await import('./object-store/s3-run.ts')).runObjectStoreBackup(command, deps, env) : await runBackup(command, deps);
+        // `kubectl describe pod` shows it: how the run ended without reading the logs.
+        const message = formatTerminationMessage(outcome ?? { exitCode: code, message: `backup ended with exit code ${code}` });
+        await writeTerminationMessage(message, env, (err) => logger.warn({ err: err.message }, 'could not write the termination message'));
+        return code;
       } finally {
         process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
       }

@@ -45,6 +45,20 @@ export interface RunDependencies {
   readonly progressIntervalMs?: number;
   /** Called with every chunk's byte count while copying. @default none */
   readonly onBytesCopied?: (bytes: number) => void;
+  /** Hears the run's outcome once, just before it returns (main.ts writes the termination message). */
+  readonly onOutcome?: (outcome: RunOutcome) => void;
+}
+
+/** How a run ended: the summary line's essentials, for the Pod's termination message. */
+export interface RunOutcome {
+  readonly exitCode: number;
+  /** The summary line's message (on failure: the error). */
+  readonly message: string;
+  readonly durationSec: number;
+  /** The backup written (absent when none was). */
+  readonly file?: string;
+  readonly size?: number;
+  readonly sha256?: string;
 }
 
 type RunCommand = Extract<BackupCommand, { kind: 'run' }>;
@@ -157,7 +171,9 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
       } catch (err) {
         logger.error({ err: err instanceof Error ? err.message : String(err) }, 'could not delete older incomplete archives');
       }
-      logger.error({ ...summary, removedIncomplete, exitCode: EXIT_INCOMPLETE }, `backup written and verified but incomplete: ${produced.incomplete}; kept as ${finalName}, not counted by retention; older backups kept`);
+      const message = `backup written and verified but incomplete: ${produced.incomplete}; kept as ${finalName}, not counted by retention; older backups kept`;
+      logger.error({ ...summary, removedIncomplete, exitCode: EXIT_INCOMPLETE }, message);
+      deps.onOutcome?.({ exitCode: EXIT_INCOMPLETE, message, durationSec: summary.durationSec, file: path, size: summary.size, sha256: summary.sha256 });
       return EXIT_INCOMPLETE;
     }
     let pruned: string[];
@@ -166,14 +182,18 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     } catch (err) {
       const message = err instanceof BackupFailedError ? err.message : describeIoError('retention', err);
       logger.error({ ...summary, exitCode: EXIT_PRUNE_FAILED, err: message }, `backup written and verified, but pruning failed: ${message}`);
+      deps.onOutcome?.({ exitCode: EXIT_PRUNE_FAILED, message: `backup written and verified, but pruning failed: ${message}`, durationSec: summary.durationSec, file: path, size: summary.size, sha256: summary.sha256 });
       return EXIT_PRUNE_FAILED;
     }
     logger.info({ ...summary, pruned, exitCode: EXIT_OK }, 'backup complete: written, verified and pruned');
+    deps.onOutcome?.({ exitCode: EXIT_OK, message: 'backup complete: written, verified and pruned', durationSec: summary.durationSec, file: path, size: summary.size, sha256: summary.sha256 });
     return EXIT_OK;
   } catch (err) {
     progress.stop();
     const message = err instanceof BackupFailedError ? err.message : describeIoError('backup failed', err);
-    logger.error({ exitCode: EXIT_FAILED, durationSec: Math.round((clock.now() - startedAt) / 100) / 10, err: message }, `backup failed: ${message}`);
+    const durationSec = Math.round((clock.now() - startedAt) / 100) / 10;
+    logger.error({ exitCode: EXIT_FAILED, durationSec, err: message }, `backup failed: ${message}`);
+    deps.onOutcome?.({ exitCode: EXIT_FAILED, message: `backup failed: ${message}`, durationSec });
     return EXIT_FAILED;
   } finally {
     await lock?.release();
