@@ -58,8 +58,8 @@ export const DEFAULT_SLICE_MS = 5;
 export interface ConversionWebhookOptions {
   /** @default DEFAULT_MAX_REVIEW_BYTES */
   readonly maxBodyBytes?: number;
-  /** Bytes all requests in flight may hold (bodies and answers). @default DEFAULT_BUDGET_BYTES */
-  readonly budgetBytes?: number;
+  /** What all requests in flight may hold (bodies and answers). @default a ByteBudget of DEFAULT_BUDGET_BYTES */
+  readonly budget?: ByteBudget;
   /** @default DEFAULT_OBJECT_LIMITS */
   readonly objectLimits?: ObjectLimits;
   /** @default DEFAULT_SLICE_MS */
@@ -74,9 +74,13 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers }).end(`${message}\n`);
 }
 
-/** Writes `chunks` with the socket's backpressure, dropping each once written; stops when the connection closes. */
+/**
+ * Writes `chunks` with the socket's backpressure, dropping each once written (the last with `end`, so
+ * a small answer leaves in one write); stops when the connection closes.
+ */
 async function writeAll(res: ServerResponse, chunks: Buffer[]): Promise<void> {
   for (let chunk = chunks.shift(); chunk !== undefined && !res.destroyed; chunk = chunks.shift()) {
+    if (chunks.length === 0) return void res.end(chunk);
     if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
   }
   res.end();
@@ -85,7 +89,7 @@ async function writeAll(res: ServerResponse, chunks: Buffer[]): Promise<void> {
 /** The `/convert` handler; its budget is shared by every request it serves. */
 export function conversionWebhookHandler(options: ConversionWebhookOptions = {}): Handler {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_REVIEW_BYTES;
-  const budget = new ByteBudget(options.budgetBytes ?? DEFAULT_BUDGET_BYTES);
+  const budget = options.budget ?? new ByteBudget(DEFAULT_BUDGET_BYTES);
   const limits = options.objectLimits ?? DEFAULT_OBJECT_LIMITS;
   const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   const report = options.onReview ?? (() => {});

@@ -20,11 +20,10 @@ export interface BindAddress {
  */
 export function parseBindAddress(value: string, flag = 'bind address'): BindAddress | undefined {
   if (value === '0') return undefined;
-  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(value);
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) {
-    throw new TypeError(`${flag}: "${value}" is not host:port, :port or 0 (e.g. ":8080", "127.0.0.1:8081")`);
-  }
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
+  if (!match) throw new TypeError(`${flag}: "${value}" is not host:port, :port or 0 (e.g. ":8080", "127.0.0.1:8081")`);
+  const port = Number(match[3]);
+  if (port > 65535) throw new TypeError(`${flag}: port ${match[3]} of "${value}" is out of range; a port is 0 to 65535`);
   return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
 }
 

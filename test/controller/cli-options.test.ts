@@ -99,6 +99,7 @@ describe('parseCommandLine', () => {
     [['--leader-elect=yes'], '--leader-elect: expected true or false, got "yes"'],
     [['frobnicate'], 'unexpected argument "frobnicate" (known subcommands: backup, migrate-storage)'],
     [['--conversion-webhook-bind-address=9443'], '--conversion-webhook-bind-address: "9443" is not host:port'],
+    [['--conversion-webhook-bind-address=:99999'], '--conversion-webhook-bind-address: port 99999 of ":99999" is out of range; a port is 0 to 65535'],
     [['--conversion-webhook-service-name=1hook'], '--conversion-webhook-service-name: "1hook" is not a valid Service name'],
     [['--conversion-webhook-secret-name=Hook'], '--conversion-webhook-secret-name: "Hook" is not a valid Secret name'],
     [['--conversion-webhook-cert-dir='], '--conversion-webhook-cert-dir: must not be empty'],

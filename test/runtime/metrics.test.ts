@@ -97,7 +97,16 @@ describe('parseBindAddress', () => {
     expect(parseBindAddress(value)).toEqual(expected);
   });
 
-  it.each(['8080', 'host:', ':99999'])('rejects %j naming the flag', (value) => {
+  it.each(['8080', 'host:', ':http'])('rejects %j naming the flag', (value) => {
     expect(() => parseBindAddress(value, '--metrics-bind-address')).toThrow(`--metrics-bind-address: "${value}" is not host:port, :port or 0`);
+  });
+
+  it.each([':65536', ':99999', '127.0.0.1:123456'])('rejects the port of %j as out of range, naming the flag', (value) => {
+    const port = value.slice(value.lastIndexOf(':') + 1);
+    expect(() => parseBindAddress(value, '--conversion-webhook-bind-address')).toThrow(`--conversion-webhook-bind-address: port ${port} of "${value}" is out of range; a port is 0 to 65535`);
+  });
+
+  it('accepts the last port', () => {
+    expect(parseBindAddress(':65535')).toEqual({ host: '0.0.0.0', port: 65535 });
   });
 });
