@@ -21,6 +21,8 @@ export type BytesOrProblem = { readonly bytes: Buffer } | { readonly problem: st
 export type TextOrProblem = { readonly text: string } | { readonly problem: string; readonly line: number };
 
 const CHUNK = 1024 * 1024;
+/** What Atomics.wait sleeps on while a non-blocking input has no data yet; nothing ever wakes it early. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Reads the file `path` (or the open descriptor `fd`, e.g. 0 for standard input), at most `limit`
@@ -43,8 +45,12 @@ export function readBoundedBytes(source: string | number, limit = MAX_INPUT_BYTE
       try {
         read = readSync(fd, chunk, 0, CHUNK, null);
       } catch (error) {
-        // A non-blocking standard input (a terminal, some pipes) has nothing yet: wait for it.
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+        // A non-blocking standard input (a pipe its writer made so) has nothing yet: wait a little
+        // for it, without spinning a core (this read is synchronous, so is the wait).
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+          Atomics.wait(PAUSE, 0, 0, 10);
+          continue;
+        }
         throw error;
       }
       if (read === 0) break;
