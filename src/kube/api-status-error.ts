@@ -30,6 +30,19 @@ export class ApiStatusError extends Error {
   }
 }
 
+/**
+ * The wait in ms the API server asked for with the error `err` (a 429 or 503 `Retry-After`, or
+ * `details.retryAfterSeconds`), also when `err` carries such an error as its `cause`; undefined when
+ * it asked for none.
+ */
+export function retryAfterMs(err: unknown): number | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    const seconds = e instanceof ApiStatusError ? e.retryAfterSeconds : undefined;
+    if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  }
+  return undefined;
+}
+
 /** A group-qualified resource as Kubernetes prints it in messages: `cronjobs.batch`, `configmaps`. */
 export interface GroupResource {
   readonly group: string;

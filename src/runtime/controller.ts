@@ -5,6 +5,7 @@
  * per-reconcile logger.
  */
 import { randomUUID } from 'node:crypto';
+import { retryAfterMs } from '../kube/api-status-error.ts';
 import { splitObjectKey } from '../kube/object.ts';
 import { realClock, type Clock } from './clock.ts';
 import type { SyncSource } from './informer.ts';
@@ -43,6 +44,12 @@ export interface ControllerOptions {
   readonly metrics?: ControllerMetricsFactory;
   /** @default realClock */
   readonly clock?: Clock;
+  /**
+   * Longest wait a server's `Retry-After` imposes on a failed key (a 429 or 503 of a reconcile's write or
+   * read): the retry waits at least what the server asked, at most this (a proxy asking for hours must not
+   * park a key for hours), and never less than the rate limiter's backoff. @default 60_000
+   */
+  readonly maxRetryAfterMs?: number;
 }
 
 /** The caches did not sync in time; `pending` names them. */
@@ -75,6 +82,7 @@ export class Controller {
   readonly #logger: Logger;
   readonly #metrics: ControllerMetrics;
   readonly #clock: Clock;
+  readonly #maxRetryAfterMs: number;
   readonly #hardStop = new AbortController();
   #state: ControllerState = { kind: 'new' };
   #active = 0;
@@ -91,6 +99,8 @@ export class Controller {
     this.#informers = options.informers ?? [];
     this.#syncTimeoutMs = options.cacheSyncTimeoutMs ?? 120_000;
     this.#syncPollMs = options.cacheSyncPollMs ?? 100;
+    this.#maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
+    if (!(this.#maxRetryAfterMs >= 0)) throw new RangeError(`Controller "${this.name}": maxRetryAfterMs must be >= 0, got ${this.#maxRetryAfterMs}`);
     this.#logger = (options.logger ?? silentLogger).child({ controller: this.name });
     this.#metrics = (options.metrics ?? noopControllerMetrics).controller(this.name);
     this.queue = options.queue ?? createRateLimitingQueue<string>({
@@ -234,8 +244,10 @@ export class Controller {
         this.queue.forget(key);
         logger().error({ err }, 'reconciler error (terminal, not retried)');
       } else {
-        this.queue.addRateLimited(key);
-        logger().error({ err, requeues: this.queue.numRequeues(key) }, 'reconciler error');
+        // An overloaded server's Retry-After (429, 503) is honoured, as client-go's REST client does.
+        const retryAfter = Math.min(retryAfterMs(err) ?? 0, this.#maxRetryAfterMs);
+        this.queue.addRateLimited(key, retryAfter);
+        logger().error({ err, requeues: this.queue.numRequeues(key), ...(retryAfter > 0 ? { retryAfterMs: retryAfter } : {}) }, 'reconciler error');
       }
     } finally {
       this.#metrics.reconciled(outcome, (this.#clock.now() - started) / 1000);

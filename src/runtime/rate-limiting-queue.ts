@@ -14,8 +14,11 @@ export interface RateLimitingQueue<K = string> {
   add(key: K): void;
   /** Queues `key` after `delayMs`; a key already waiting keeps the earlier time. */
   addAfter(key: K, delayMs: number): void;
-  /** Queues `key` after the rate limiter's delay for it (a retry). */
-  addRateLimited(key: K): void;
+  /**
+   * Queues `key` after the rate limiter's delay for it (a retry), and not before `atLeastMs` (the
+   * server's `Retry-After`): the attempt is recorded either way, so the backoff keeps growing.
+   */
+  addRateLimited(key: K, atLeastMs?: number): void;
   /** Clears the rate limiter's history of `key`: its next failure starts the backoff anew. */
   forget(key: K): void;
   /** Retries of `key` since it was last forgotten. */
@@ -69,8 +72,8 @@ class RateLimitedDelayingQueue<K> extends DelayingQueue<K> implements RateLimiti
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.clock);
   }
 
-  addRateLimited(key: K): void {
-    this.addAfter(key, this.#rateLimiter.when(key));
+  addRateLimited(key: K, atLeastMs = 0): void {
+    this.addAfter(key, Math.max(atLeastMs, this.#rateLimiter.when(key)));
   }
 
   forget(key: K): void {

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
+import { statusErrorFromResponse } from '../../src/kube/kube-client.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { CacheSyncTimeoutError, Controller, type ControllerOptions } from '../../src/runtime/controller.ts';
 import { RuntimeMetrics } from '../../src/runtime/metrics.ts';
@@ -117,6 +119,27 @@ describe('Controller', () => {
     expect(controller.queue.numRequeues('ns/a')).toBe(0);
     expect(await metricValue(metrics, 'controller_runtime_reconcile_errors_total', { controller: 'test' })).toBe(2);
     expect(await metricValue(metrics, 'controller_runtime_terminal_reconcile_errors_total', { controller: 'test' })).toBe(0);
+  });
+
+  it.each<[string, () => Error, number]>([
+    ['a 429 with Retry-After: 3', () => new ApiStatusError(statusErrors.tooManyRequests(3)), 3_000],
+    ['a 503 whose Retry-After came as a header', () => statusErrorFromResponse(503, 'upstream busy', '2'), 2_000],
+    ['a 429 wrapped as the cause of another error', () => new Error('patch failed', { cause: new ApiStatusError(statusErrors.tooManyRequests(1)) }), 1_000],
+    ['a 429 asking for an hour (capped at maxRetryAfterMs, 60 s)', () => new ApiStatusError(statusErrors.tooManyRequests(3600)), 60_000],
+  ])('retries a key that failed with %s no sooner than the server asked', async (_name, error, waitMs) => {
+    let failures = 1;
+    const { clock, calls, controller } = setup(async () => {
+      if (failures-- > 0) throw error();
+    });
+    controller.queue.add('ns/a');
+    await controller.start();
+    await settle();
+    clock.step(waitMs - 1);
+    await settle();
+    expect(calls).toHaveLength(1);
+    clock.step(1);
+    await settle();
+    expect(calls).toHaveLength(2);
   });
 
   it('does not retry a TerminalError, even one wrapped as a cause', async () => {
