@@ -153,7 +153,8 @@ export async function uploadArchive(source: Extract<BackupSource, { kind: 'pvc' 
       await sendThrough(Readable.from(untilAborted(), { objectMode: false }), [createGunzip(), check.stream], deps.settings, upload, deps.onBytesCopied);
     } catch (err) {
       await archive.result.catch(() => undefined);
-      throw err instanceof BackupFailedError ? err : new BackupFailedError(describeIoError('volume archive', err), { cause: err });
+      // File-system errors are the volume's; anything else (an S3 answer, the network) the caller words.
+      throw (err as NodeJS.ErrnoException).syscall !== undefined ? new BackupFailedError(describeIoError('volume archive', err), { cause: err }) : err;
     }
     const result = await archive.result;
     if (result.unreadable.length > 0) {

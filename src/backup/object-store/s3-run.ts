@@ -10,7 +10,7 @@
  * 3 a volume archive whose files changed while read (not uploaded: an object's key is fixed when its
  * upload starts); 4 uploaded and checked, pruning failed.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { realClock } from '../../runtime/clock.ts';
 import { EXIT_INCOMPLETE, EXIT_PRUNE_FAILED } from '../../pure/backup-contract.ts';
@@ -88,7 +88,9 @@ export async function runObjectStoreBackup(command: UploadCommand, deps: RunDepe
     const s3 = client;
     const age = target.ageRecipients.length > 0 ? await newAgeHeader(target.ageRecipients) : undefined;
     if (!age) logger.warn({}, 'no --age-recipient: the backup is stored unencrypted (an etcd snapshot holds every Secret of the cluster)');
-    await step(`bucket ${location.bucket}`, () => s3.send(new HeadBucketCommand({ Bucket: location.bucket }), sendOpts), context);
+    // A listing, not HeadBucket: its error answers carry a body (NoSuchBucket, SignatureDoesNotMatch,
+    // RequestTimeTooSkewed…) where HEAD has only a status; and retention needs the right to list anyway.
+    await step(`bucket ${location.bucket}`, () => s3.send(new ListObjectsV2Command({ Bucket: location.bucket, Prefix: keyOf(location, `${command.schedule}-`), MaxKeys: 1 }), sendOpts), context);
     const stale = await step('aborting stale multipart uploads', () => abortStaleUploads(s3, location, command.schedule, signal), context);
     if (stale.length > 0) logger.warn({ keys: stale }, 'aborted multipart uploads left by interrupted runs of this schedule');
 
