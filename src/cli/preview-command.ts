@@ -15,6 +15,8 @@ Prints the CronJob the controller creates for each BackupSchedule in the input (
 or kubelings.dev/v1, mixed as you like; each checked in its own version first), built by the
 controller's own code. Fields the controller does not send but the API server adds by default are
 shown too, each marked "# default: set by the API server" (in JSON: listed under serverDefaults).
+Input is read as validate reads it, like kubectl (YAML 1.1); the output is YAML 1.1 too, so strings
+such as "on" or "010" are quoted and kubectl applies what is printed.
 
 Options:
   -o, --output yaml|json  yaml: the CronJobs as YAML documents (default); json: a report object

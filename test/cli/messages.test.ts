@@ -43,7 +43,7 @@ describe('backupschedule validate messages', () => {
     expect(errors).toContain('spec.source.etcd.tlsSecretNmae: is not a known field; did you mean "tlsSecretName"?');
   });
 
-  it('names the version of a v1 field in a v1alpha1 object, and of a v1alpha1 field in a v1 object', () => {
+  it('names the version of a v1 field in a v1alpha1 object', () => {
     const alpha = validSchedule();
     alpha.spec.retention = { keepDaily: 7 };
     expect(report(cli(['validate', '-o', 'json', '-'], stringify(alpha)).stdout).errors.map((e) => e.message)).toContain(
