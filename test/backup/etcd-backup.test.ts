@@ -233,6 +233,9 @@ describe('backup runner against a real etcd', () => {
     const others = ['nightly-etcd-extra-20250101T020000Z.db', 'nightly-20250101T020000Z.tar.gz', 'notes.txt'];
     // Own backups that pass retention's checks (a bbolt shape and a sidecar): only verified backups count.
     for (const f of own) putVerified(dir, f, snapshotBytes());
+    // Issue 30's attack: 8 bytes under this schedule's name, dated 2099. It must not hold a --keep-last slot.
+    const future = 'nightly-etcd-20991231T000000Z.db';
+    writeFileSync(join(dir, future), 'garbage!');
     for (const f of others) {
       writeFileSync(join(dir, f), 'old');
       writeFileSync(join(dir, `${f}.sha256`), 'old');
@@ -243,15 +246,16 @@ describe('backup runner against a real etcd', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const after = readdirSync(dir);
     // The one new snapshot: the only .db file that was not there before (its stamp is today's, any year).
-    const before = new Set([...own, ...others]);
+    const before = new Set([...own, ...others, future]);
     const fresh = after.filter((f) => f.endsWith('.db') && !before.has(f));
     expect(fresh).toHaveLength(1);
     const written = fresh[0]!;
     expect(written).toMatch(/^nightly-etcd-\d{8}T\d{6}Z\.db$/);
     expect(after.sort()).toEqual(
-      [written, `${written}.sha256`, own[2]!, `${own[2]}.sha256`, own[3]!, `${own[3]}.sha256`, ...others, ...others.map((f) => `${f}.sha256`)].sort(),
+      [written, `${written}.sha256`, own[2]!, `${own[2]}.sha256`, own[3]!, `${own[3]}.sha256`, future, ...others, ...others.map((f) => `${f}.sha256`)].sort(),
     );
     expect(result.records.at(-1)!['pruned']).toEqual([own[0], own[1]]);
+    expect(result.records.find((r) => r['file'] === future && String(r['msg']).startsWith('retention: '))?.['msg']).toMatch(/^retention: nightly-etcd-20991231T000000Z\.db is not counted and not deleted: not verified: no \.sha256 sidecar/);
   });
 
   it('refuses to start a second writer while another run of the schedule holds the lock, and takes over a stale lock', async () => {
