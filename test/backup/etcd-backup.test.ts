@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BackupSchedule } from '../../src/api/index.ts';
+import { quickCheckBackup } from '../../src/backup/retention-candidates.ts';
 import { putVerified, snapshotBytes } from './backup-fixtures.ts';
 import { EtcdHarness, freePort, makeCerts, readKeys, requireEtcd, writeKeys, type Certs, type EtcdMember } from './etcd-harness.ts';
 import { buildRunnerBundle, containerCommand, goldenInput, killLeftoverRunners, runRunner, startRunner } from './runner-process.ts';
@@ -255,6 +256,8 @@ describe('backup runner against a real etcd', () => {
       [written, `${written}.sha256`, own[2]!, `${own[2]}.sha256`, own[3]!, `${own[3]}.sha256`, future, ...others, ...others.map((f) => `${f}.sha256`)].sort(),
     );
     expect(result.records.at(-1)!['pruned']).toEqual([own[0], own[1]]);
+    // A real snapshot passes the checks retention runs on every kept backup (a later run counts it).
+    expect(await quickCheckBackup(dir, written, 'etcd-snapshot')).toBeUndefined();
     expect(result.records.find((r) => r['file'] === future && String(r['msg']).startsWith('retention: '))?.['msg']).toMatch(/^retention: nightly-etcd-20991231T000000Z\.db is not counted and not deleted: not verified: no \.sha256 sidecar/);
   });
 

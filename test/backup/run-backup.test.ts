@@ -6,6 +6,7 @@ import { EXIT_INCOMPLETE, EXIT_OK, EXIT_PRUNE_FAILED, runBackup } from '../../sr
 import { formatList, listBackups } from '../../src/backup/backup-tools.ts';
 import type { RetentionPolicy } from '../../src/backup/retention.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
+import { quickCheckBackup } from '../../src/backup/retention-candidates.ts';
 import { archiveBytes, putVerified } from './backup-fixtures.ts';
 import { removeTempDirsAfterEach, sourceAndDestination } from './temp-dirs.ts';
 
@@ -85,6 +86,8 @@ describe('runBackup (volume)', () => {
     expect(code).toBe(EXIT_OK);
     expect(readdirSync(destination).sort()).toEqual(['pg-20261130T033000Z.tar.gz', 'pg-20261130T033000Z.tar.gz.sha256']);
     expect(lines.at(-1)).toMatchObject({ exitCode: 0, pruned: ['pg-20260101T000000Z.tar.gz', 'pg-20260102T000000Z.tar.gz'] });
+    // The archive the runner wrote passes the checks retention runs on every kept backup (a later run counts it).
+    expect(await quickCheckBackup(destination, 'pg-20261130T033000Z.tar.gz', 'volume-archive')).toBeUndefined();
   });
 
   it('prunes by the grandfather-father-son rules it is given: monthly keeps the newest of each month', async () => {
