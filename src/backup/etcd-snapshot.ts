@@ -6,6 +6,7 @@
  * Mutual TLS from a mounted Secret directory (`ca.crt`, `tls.crt`, `tls.key`).
  */
 import { credentials as grpcCredentials, Client, Metadata, status as grpcStatus, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
@@ -19,6 +20,33 @@ export interface EtcdTls {
   readonly ca: Buffer;
   readonly cert: Buffer | undefined;
   readonly key: Buffer | undefined;
+  /** The mount, for messages. @default unknown */
+  readonly dir?: string;
+}
+
+/**
+ * What may explain a failed TLS handshake, in words that name the file: no client pair in the mount
+ * (etcd with --client-cert-auth then answers only "bad certificate"), or a certificate outside its
+ * validity period at `now`, with its subject and notBefore/notAfter. Empty when nothing is wrong.
+ */
+export function tlsProblems(tls: EtcdTls, now: number): string[] {
+  const dir = tls.dir ?? '--etcd-tls-dir';
+  const problems: string[] = [];
+  if (tls.cert === undefined) problems.push(`${join(dir, 'tls.crt')} and ${join(dir, 'tls.key')} are absent: no client certificate was sent (etcd started with --client-cert-auth requires one)`);
+  for (const [name, pem] of [['tls.crt', tls.cert], ['ca.crt', tls.ca]] as const) {
+    if (pem === undefined) continue;
+    let cert: X509Certificate;
+    try {
+      cert = new X509Certificate(pem);
+    } catch (err) {
+      problems.push(`${join(dir, name)} is not a PEM certificate (${(err as Error).message})`);
+      continue;
+    }
+    const subject = cert.subject.replace(/\n/g, ', ');
+    if (Date.parse(cert.validTo) < now) problems.push(`${join(dir, name)} (${subject}) expired at ${new Date(cert.validTo).toISOString()} (notAfter)`);
+    else if (Date.parse(cert.validFrom) > now) problems.push(`${join(dir, name)} (${subject}) is not valid before ${new Date(cert.validFrom).toISOString()} (notBefore)`);
+  }
+  return problems;
 }
 
 /**
@@ -37,7 +65,7 @@ export async function readEtcdTls(dir: string): Promise<EtcdTls> {
   };
   const [ca, cert, key] = await Promise.all([load('ca.crt', true), load('tls.crt', false), load('tls.key', false)]);
   if ((cert === undefined) !== (key === undefined)) throw new Error(`--etcd-tls-dir: ${dir} has ${cert ? 'tls.crt without tls.key' : 'tls.key without tls.crt'}`);
-  return { ca: ca!, cert, key };
+  return { ca: ca!, cert, key, dir };
 }
 
 /** HTTP/2 receive window of the snapshot stream (bytes in flight from etcd). */
@@ -153,7 +181,9 @@ export async function streamSnapshot(options: StreamSnapshotOptions): Promise<St
     if (idleFired) throw new EndpointError(options.endpoint, `no data for ${idleTimeoutMs / 1000} s; stream cancelled`, { cause: err });
     // Disk errors (ENOSPC, EIO) are not the endpoint's fault; the caller stops instead of retrying.
     if ((err as NodeJS.ErrnoException).syscall !== undefined) throw err;
-    throw new EndpointError(options.endpoint, describeGrpcError(err), { cause: err });
+    // A handshake refused for an expired or missing client certificate reads only "bad certificate": name the file.
+    const problems = options.tls && new URL(options.endpoint).protocol === 'https:' ? tlsProblems(options.tls, clock.now()) : [];
+    throw new EndpointError(options.endpoint, `${describeGrpcError(err)}${problems.length > 0 ? ` (TLS: ${problems.join('; ')})` : ''}`, { cause: err });
   } finally {
     if (idle) clock.clearTimeout(idle);
     options.signal?.removeEventListener('abort', onAbort);

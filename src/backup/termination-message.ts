@@ -15,7 +15,7 @@ export const ENV_TERMINATION_LOG = 'BACKUP_TERMINATION_LOG';
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
 /** The message for `outcome`: one JSON line of at most {@link TERMINATION_MESSAGE_LIMIT} bytes, the message shortened to fit. */
-export function formatTerminationMessage(outcome: { readonly exitCode: number; readonly message: string } & Readonly<Record<string, unknown>>): string {
+export function formatTerminationMessage(outcome: { readonly exitCode: number; readonly message: string; readonly file?: string; readonly size?: number; readonly sha256?: string; readonly durationSec?: number }): string {
   const { exitCode, message, ...rest } = outcome;
   const line = (text: string): string => `${JSON.stringify({ exitCode, ...rest, message: text })}\n`;
   let text = message;
