@@ -18,7 +18,26 @@ import { EtcdHarness, makeCerts, requireEtcd, writeKeys } from '../test/backup/e
 import { buildRunnerBundle, runRunner } from '../test/backup/runner-process.ts';
 
 const sh = promisify(execFile);
-const { values } = parseArgs({ options: { 'db-mb': { type: 'string' }, 'volume-mb': { type: 'string' }, repeat: { type: 'string' } } });
+const USAGE = `Usage: npm run bench:backup -- [--db-mb N] [--volume-mb N] [--repeat N]
+  --db-mb N      etcd database size to fill, MB (default 200)
+  --volume-mb N  volume to archive, MB: half random, half log-like text, files of 1-16 MB (default 200)
+  --repeat N     runner and etcdctl snapshot runs each, best of N (default 3)
+Needs etcd, etcdctl and openssl on PATH. Prints one JSON line: snapshot times (runner vs etcdctl),
+the runner's peak RSS and CPU, the volume archive's MB/s and peak RSS.
+`;
+// A bad flag prints the usage (exit 2), --help prints it (exit 0): parseArgs' own throw was a stack trace.
+let parsed;
+try {
+  parsed = parseArgs({ options: { 'db-mb': { type: 'string' }, 'volume-mb': { type: 'string' }, repeat: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+} catch (err) {
+  process.stderr.write(`error: ${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const dbMb = Number(values['db-mb'] ?? '200');
 const volumeMb = Number(values['volume-mb'] ?? '200');
 const repeat = Number(values.repeat ?? '3');
