@@ -1,4 +1,4 @@
-import { truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, futimesSync, openSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -57,4 +57,28 @@ describe('archiveDirectory', () => {
     expect(entries.get('grows-and-shrinks.db')).toHaveLength(1_000_000);
     expect(entries.get('z.txt')?.toString()).toBe('after');
   });
+
+  it('marks a sparse file written into while read as changed (data landed in a hole after the scan)', async () => {
+    const dir = tempDir('bks-arch-');
+    const path = join(dir, 'disk.img');
+    const fd = openSync(path, 'w');
+    ftruncateSync(fd, 64 << 20);
+    writeSync(fd, Buffer.alloc(600_000, 5), 0);
+    closeSync(fd);
+    let written = false;
+    const { result, entries } = await archive(dir, () => {
+      if (written) return;
+      written = true;
+      const again = openSync(path, 'r+');
+      writeSync(again, 'late data', 32 << 20);
+      // A coarse-mtime file system could keep the same mtime: make the change visible as the kernel would.
+      futimesSync(again, new Date(), new Date(Date.now() + 5_000));
+      closeSync(again);
+    });
+    expect(result.sparseFiles).toBe(1);
+    expect(result.changed).toEqual(['disk.img']);
+    // tar-stream does not know pax sparse: it sees the GNUSparseFile.0 entry (map + data).
+    expect([...entries.keys()]).toEqual(['GNUSparseFile.0/disk.img']);
+  });
 });
+
