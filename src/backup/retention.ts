@@ -9,8 +9,8 @@
  * (last: every backup its own bucket; daily: the UTC calendar day; weekly: the ISO 8601 week; monthly: the
  * UTC month). Only verified backups dated no later than now (plus a small clock skew) are counted; the
  * others are reported and never deleted. Incomplete archives (`.incomplete.tar.gz`) are never counted;
- * {@link planIncompleteCleanup} keeps only a schedule's newest one. Walking the list, a backup whose bucket differs from the last bucket that rule kept is kept
- * by the rule, and uses up one of its count. The oldest backup is also kept by any rule with count left,
+ * {@link planIncompleteCleanup} keeps only a schedule's newest one. Walking the list, a backup whose
+ * bucket differs from the last bucket that rule kept is kept by the rule, and uses up one of its count. The oldest backup is also kept by any rule with count left,
  * so the history is as long as the counts allow. A backup kept by any rule is kept. Times are UTC: the
  * file names carry UTC stamps, and the runner's pod has no reliable local zone.
  */
@@ -126,12 +126,16 @@ export function retentionPolicyProblems(policy: RetentionPolicy): string[] {
  * would let one garbage or future-dated file hold a `keepLast` slot (or a day, a week, a month) forever
  * while real backups are pruned early; deleting it could lose a real backup named by a wrong clock.
  *
- * @throws RangeError when the policy has a problem ({@link retentionPolicyProblems}).
+ * @throws RangeError when the policy has a problem ({@link retentionPolicyProblems}), or `now` or
+ * `maxFutureSkewMs` is not a finite number (the skew ≥ 0).
  */
 export function planRetention(input: RetentionInput): RetentionPlan {
   const problems = retentionPolicyProblems(input.policy);
+  const skew = input.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS;
+  if (!Number.isFinite(input.now)) problems.push(`now: must be a finite epoch time in milliseconds, got ${input.now}`);
+  if (!(Number.isFinite(skew) && skew >= 0)) problems.push(`maxFutureSkewMs: must be a finite number >= 0, got ${skew}`);
   if (problems.length > 0) throw new RangeError(problems.join('; '));
-  const latest = input.now + (input.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS);
+  const latest = input.now + skew;
   const ignored: IgnoredBackup[] = [];
   const counted: RetentionCandidate[] = [];
   for (const candidate of input.candidates) {

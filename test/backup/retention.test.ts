@@ -243,6 +243,13 @@ describe('planRetention counts only verified backups dated no later than now plu
     expect(planRetention({ candidates: [beyond], policy: { keepLast: 2 }, justWritten, now, maxFutureSkewMs: 3_600_000 }).keep).toEqual([justWritten.name, beyond.name]);
   });
 
+  it.each([
+    [{ now: Number.NaN }, /now: must be a finite epoch time in milliseconds, got NaN/],
+    [{ maxFutureSkewMs: -1 }, /maxFutureSkewMs: must be a finite number >= 0, got -1/],
+  ])('rejects %j naming the field', (override, message) => {
+    expect(() => planRetention({ candidates: real, policy: { keepLast: 1 }, justWritten, now, ...override })).toThrow(message);
+  });
+
   it('ignores the backup just written when the listing has it too', () => {
     expect(planRetention({ candidates: [justWritten, ...real], policy: { keepLast: 1 }, justWritten, now }).keep).toEqual([justWritten.name]);
   });
