@@ -41,7 +41,7 @@ export interface AnswerOptions {
   pace(): Promise<void> | undefined;
   /** Whether to stop (the client closed the connection). */
   abandoned(): boolean;
-  /** Size of the answer's buffers. @default 65_536 */
+  /** Size of the answer's buffers. @default the body's size, from 1 KiB to 64 KiB (the answer is about as large) */
   readonly chunkBytes?: number;
 }
 
@@ -137,7 +137,7 @@ export async function answerReviewBody(body: Buffer, options: AnswerOptions): Pr
   const headText = JSON.stringify(head);
   const marker = '"convertedObjects":[';
   const cut = headText.indexOf(`${marker}]`) + marker.length;
-  const answer = new AnswerBuffers(options.take, options.chunkBytes ?? 65_536);
+  const answer = new AnswerBuffers(options.take, options.chunkBytes ?? Math.min(65_536, Math.max(1024, body.length)));
   if (!answer.append(headText.slice(0, cut))) return { kind: 'no-room' };
   const elements = new ArrayElements(body, objects);
   let index = 0;
