@@ -11,7 +11,7 @@
  *   npm run bundle                      # → build/controller.mjs
  *   npm run bundle -- --outfile <path>
  */
-import { build, type BuildResult } from 'esbuild';
+import { build, type BuildResult, type Plugin } from 'esbuild';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,19 @@ export const DEFAULT_BUNDLE = fileURLToPath(new URL('../build/controller.mjs', i
  * `createRequire` themselves (src/runtime/node-http.ts), and esbuild hoists their import beside it.
  */
 export const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/**
+ * Dependencies' own imports of `http`/`node:http` (the AWS SDK's, for http:// endpoints) resolve to
+ * src/runtime/node-http-module.ts, which loads it with `require`: an ES import of node:http loads
+ * Node's bundled undici (src/runtime/node-http.ts says why), and test/controller/bundle-modules.test.ts
+ * allows none in any chunk.
+ */
+const NODE_HTTP_OF_DEPENDENCIES: Plugin = {
+  name: 'node-http-of-dependencies',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?http$/ }, (args) => (args.importer.includes('/node_modules/') ? { path: join(ROOT, 'src/runtime/node-http-module.ts') } : undefined));
+  },
+};
 
 /** Options for {@link bundleController}. */
 export interface BundleOptions {
@@ -66,6 +79,7 @@ export async function bundleController(options: BundleOptions = {}): Promise<Bui
     define: { 'process.env.BKS_BUNDLED': '"1"' },
     logLevel: 'warning',
     banner: { js: ESM_REQUIRE_BANNER },
+    plugins: [NODE_HTTP_OF_DEPENDENCIES],
     external: [
       // Loaded only for --log-format=text, through a worker thread that resolves it by name at run time.
       'pino-pretty',

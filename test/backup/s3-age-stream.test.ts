@@ -61,7 +61,7 @@ describe('age streams', () => {
     const plain = randomBytes(3 * AGE_CHUNK);
     const sealed = await encrypt(plain, [await identityToRecipient(identity)]);
     const flipped = Buffer.from(sealed);
-    flipped[sealed.length - 1000] ^= 1;
+    flipped.writeUInt8(flipped.readUInt8(sealed.length - 1000) ^ 1, sealed.length - 1000);
     await expect(decrypt(flipped, [identity])).rejects.toThrow(/failed authentication/);
     // Cut at a chunk boundary: every remaining chunk authenticates, but none carries the last-chunk flag.
     const headerLength = sealed.length - (plain.length + 3 * 16);

@@ -4,11 +4,11 @@
  * we test against needs. Credentials never come from flags and never reach a log line.
  */
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createHash } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { S3Client } from '@aws-sdk/client-s3';
+import { http } from '../../runtime/node-http.ts';
 
 /** How to reach the object store (flags `--s3-*`). */
 export interface S3Options {
@@ -85,7 +85,7 @@ export function createS3Client(options: S3Options, env: Readonly<Record<string, 
     requestHandler: {
       connectionTimeout: CONNECT_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
-      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 16 }),
+      httpAgent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
       // The CA file is added to Node's bundled roots, so a public endpoint still verifies.
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16, ...(ca === undefined ? {} : { ca: [ca, ...rootCertificates] }) }),
     },
