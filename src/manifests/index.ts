@@ -15,6 +15,7 @@ export {
 export { StorageMigratorRole, type StorageMigratorRoleProps } from './storage-migrator-role.ts';
 export { UserClusterRoles, VIEWER_RULES, EDITOR_RULES, AGGREGATE_TO_VIEW, AGGREGATE_TO_EDIT, AGGREGATE_TO_ADMIN, type UserClusterRolesProps } from './user-cluster-roles.ts';
 export { LeaderLease, type LeaderLeaseProps } from './leader-lease.ts';
+export { ControllerNetworkPolicy, type ControllerNetworkPolicyOptions, type ControllerNetworkPolicyProps } from './network-policy.ts';
 export { ControllerDeployment, controllerArgs, HEALTH_PORT, METRICS_PORT, SERVES_CONVERSION_LABEL, WEBHOOK_CERT_DIR, type ControllerDeploymentProps } from './controller-deployment.ts';
 export { ExampleSchedule, nightlyEtcd, type ExampleScheduleProps } from './example-schedule.ts';
 export { OperatorChart, WEBHOOK_SECRET_NAME, WEBHOOK_SERVICE_NAME, type OperatorChartProps } from './operator-chart.ts';

@@ -9,6 +9,7 @@ import { ConversionWebhook, webhookCertificates, type WebhookCertificates } from
 import { BackupScheduleCrd } from './crd.ts';
 import { kubeObject } from './kube-object.ts';
 import { LeaderLease } from './leader-lease.ts';
+import { ControllerNetworkPolicy, type ControllerNetworkPolicyOptions } from './network-policy.ts';
 import { OperatorRbac } from './operator-rbac.ts';
 import { StorageMigratorRole } from './storage-migrator-role.ts';
 import { UserClusterRoles } from './user-cluster-roles.ts';
@@ -69,6 +70,16 @@ export interface OperatorChartProps {
    * @default 'controller'
    */
   readonly certificates?: WebhookCertificates;
+  /**
+   * Also ship a NetworkPolicy isolating the controller Pods for ingress (ControllerNetworkPolicy): only
+   * the conversion webhook, metrics and health ports open, each from anywhere unless narrowed (`true`
+   * takes the defaults). kube-apiserver's source address is not selectable in general, so the webhook
+   * stays open to any source unless `webhookFrom` names the control plane's addresses. Off by default:
+   * with every port open to anywhere it denies only ports nothing listens on; its worth is in the
+   * narrowed sources, which only the cluster's owner knows.
+   * @default false
+   */
+  readonly networkPolicy?: boolean | ControllerNetworkPolicyOptions;
 }
 
 /** Name of the conversion webhook's Service. */
@@ -130,5 +141,10 @@ export class OperatorChart extends Chart {
       conversionWebhook: webhook,
     });
     new ConversionWebhook(this, 'ConversionWebhook', { namespace, ...webhook, certManagerNamePrefix: OPERATOR_NAME, selector: controller.webhookSelector, labels });
+    if (props.networkPolicy !== undefined && props.networkPolicy !== false) {
+      const options = props.networkPolicy === true ? {} : props.networkPolicy;
+      if (typeof options !== 'object' || options === null) throw new Error(`OperatorChart: networkPolicy: expected true, false or the options of ControllerNetworkPolicy, got ${JSON.stringify(props.networkPolicy)}`);
+      new ControllerNetworkPolicy(this, 'NetworkPolicy', { ...options, name: OPERATOR_NAME, namespace, podSelector: controller.selector, labels });
+    }
   }
 }
