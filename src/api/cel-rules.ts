@@ -19,7 +19,7 @@ export interface CelRule {
   readonly check: (self: Record<string, unknown>) => boolean;
 }
 
-import { RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
+import { DEFAULT_DESTINATION_TYPE, DESTINATION_TYPES, RETENTION_RULES, SAME_CLAIM_RULE_V1, SOURCE_TYPES } from './schema-v1.ts';
 
 type Obj = Record<string, unknown>;
 const obj = (value: unknown): Obj | undefined =>
@@ -65,20 +65,67 @@ export const CEL_RULES: readonly CelRule[] = [
   },
 ];
 
-/** The v1alpha1 rules v1 keeps: all but the one its discriminated source replaces. */
-const SHARED_RULES = CEL_RULES.filter((r) => r.path.join('.') !== 'spec.source');
+const ruleAt = (path: readonly string[]): CelRule => {
+  const found = CEL_RULES.find((r) => r.path.join('.') === path.join('.'));
+  if (found === undefined) throw new Error(`no v1alpha1 CEL rule at ${path.join('.')}`);
+  return found;
+};
 
-/** Every CEL rule of the v1 BackupSchedule schema (src/api/schema-v1.ts), in schema order. */
-export const CEL_RULES_V1: readonly CelRule[] = [
-  ...SHARED_RULES.filter((r) => r.path.length === 1),
-  ...Object.entries(SOURCE_TYPES).map(([member, type]): CelRule => ({
-    path: ['spec', 'source'],
+/**
+ * The rules of a union whose `type` names the member that is set. `defaultType` is what the API server
+ * fills in when type is absent (a structural default), so the check reads an undefaulted object the same.
+ */
+function unionRules(path: readonly string[], types: Readonly<Record<string, string>>, defaultType?: string): CelRule[] {
+  return Object.entries(types).map(([member, type]) => ({
+    path,
     rule: `(self.type == '${type}') == has(self.${member})`,
     message: `${member} must be set exactly when type is ${type}`,
     fieldPath: `.${member}`,
-    check: (self) => (self['type'] === type) === (self[member] !== undefined),
-  })),
-  ...SHARED_RULES.filter((r) => r.path.length > 1),
+    check: (self) => ((self['type'] ?? defaultType) === type) === (self[member] !== undefined),
+  }));
+}
+
+/** Every CEL rule of the v1 BackupSchedule schema (src/api/schema-v1.ts), in schema order. */
+export const CEL_RULES_V1: readonly CelRule[] = [
+  {
+    path: ['spec'],
+    ...SAME_CLAIM_RULE_V1,
+    // An ObjectStore destination has no claim to collide with.
+    check: (self) => {
+      const source = obj(obj(self['source'])?.['persistentVolumeClaim']);
+      const destination = obj(obj(self['destination'])?.['persistentVolumeClaim']);
+      return source === undefined || destination === undefined || source['claimName'] !== destination['claimName'];
+    },
+  },
+  ...unionRules(['spec', 'source'], SOURCE_TYPES),
+  ruleAt(['spec', 'source', 'etcd']),
+  ...unionRules(['spec', 'destination'], DESTINATION_TYPES, DEFAULT_DESTINATION_TYPE),
+  ruleAt(['spec', 'destination', 'persistentVolumeClaim', 'path']),
+  {
+    path: ['spec', 'destination', 'objectStore'],
+    rule: "!has(self.endpoint) || self.endpoint.startsWith('https://') || (has(self.allowHttp) && self.allowHttp)",
+    message: 'endpoint must use https:// unless allowHttp is true',
+    fieldPath: '.endpoint',
+    check: (self) => self['endpoint'] === undefined || String(self['endpoint']).startsWith('https://') || self['allowHttp'] === true,
+  },
+  {
+    path: ['spec', 'destination', 'objectStore', 'bucket'],
+    rule: "!self.contains('..')",
+    message: 'bucket must not contain two adjacent periods',
+    check: (self) => !String(self['value']).includes('..'),
+  },
+  {
+    path: ['spec', 'destination', 'objectStore', 'bucket'],
+    rule: "!self.matches('^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$')",
+    message: 'bucket must not be formatted as an IP address',
+    check: (self) => !/^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$/.test(String(self['value'])),
+  },
+  {
+    path: ['spec', 'destination', 'objectStore', 'prefix'],
+    rule: "!self.split('/').exists(s, s == '.' || s == '..')",
+    message: 'prefix must not contain "." or ".." segments',
+    check: (self) => !String(self['value']).split('/').some((s) => s === '.' || s === '..'),
+  },
   {
     path: ['spec', 'retention'],
     rule: RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || '),

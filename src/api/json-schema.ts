@@ -10,7 +10,7 @@ import { TIME_ZONE_NAMES } from './time-zone-names.ts';
 import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
 import { GROUP_VERSION, GROUP_VERSION_V1, KIND, type ServedGroupVersion } from './constants.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
-import { backupScheduleV1Schema, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
+import { backupScheduleV1Schema, DEFAULT_DESTINATION_TYPE, DESTINATION_TYPES, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
 import { withoutKeywords } from './schema-keywords.ts';
 import { closeObjects } from './validator-schema.ts';
 
@@ -28,35 +28,35 @@ const SOURCES: Readonly<Record<ServedGroupVersion, { readonly schema: SchemaNode
 };
 
 /**
- * `required` as ajv's strict mode accepts it in a subschema: each required name also under `properties`
- * (as `true`, which checks nothing). ajv's strictRequired looks for a required name among the
- * properties defined so far at that level, and an applicator (`oneOf`, `if`, `not`) is compiled before
- * its parent's `properties`, so a bare `{ required: ['etcd'] }` fails `new Ajv({ strict: true })`.
- */
-const requiring = (...names: string[]): SchemaNode => ({ required: names, properties: Object.fromEntries(names.map((name) => [name, true])) });
-
-/**
  * CEL rules (by their text) in JSON Schema, merged into the node that carries the rule. A rule missing
  * here is one JSON Schema cannot express; test/api/json-schema.test.ts lists those.
  */
 export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
   '(has(self.etcd) ? 1 : 0) + (has(self.persistentVolumeClaim) ? 1 : 0) == 1': {
-    oneOf: [requiring('etcd'), requiring('persistentVolumeClaim')],
+    oneOf: [{ required: ['etcd'] }, { required: ['persistentVolumeClaim'] }],
   },
   "!has(self.tlsSecretName) || self.endpoints.all(e, e.startsWith('https://'))": {
-    if: requiring('tlsSecretName'),
-    // Types restated: a strict ajv wants the type of every node whose keywords apply to one type only.
-    then: { properties: { endpoints: { type: 'array', items: { type: 'string', pattern: '^https://' } } } },
+    if: { required: ['tlsSecretName'] },
+    then: { properties: { endpoints: { items: { pattern: '^https://' } } } },
   },
   "!self.split('/').exists(s, s == '..')": { not: { pattern: '(^|/)\\.\\.(/|$)' } },
-  // v1: the source union's discriminator names the member that is set, and no other member is.
+  // v1: a union's discriminator names the member that is set, and no other member is. The source's and
+  // the destination's PersistentVolumeClaim rules have the same text; the destination's type defaults to
+  // PersistentVolumeClaim (the source's is required), so that member's `if` also holds when type is absent.
   ...Object.fromEntries(
-    Object.entries(SOURCE_TYPES).map(([member, type]) => [
+    Object.entries({ ...SOURCE_TYPES, ...DESTINATION_TYPES }).map(([member, type]) => [
       `(self.type == '${type}') == has(self.${member})`,
-      { if: { required: ['type'], properties: { type: { const: type } } }, then: requiring(member), else: { not: requiring(member) } },
+      { if: { ...(type === DEFAULT_DESTINATION_TYPE ? {} : { required: ['type'] }), properties: { type: { const: type } } }, then: { required: [member] }, else: { not: { required: [member] } } },
     ]),
   ),
-  [RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || ')]: { anyOf: RETENTION_RULES.map((rule) => requiring(rule)) },
+  "!has(self.endpoint) || self.endpoint.startsWith('https://') || (has(self.allowHttp) && self.allowHttp)": {
+    if: { required: ['endpoint'], properties: { endpoint: { type: 'string', pattern: '^http://' } } },
+    then: { required: ['allowHttp'], properties: { allowHttp: { type: 'boolean', const: true } } },
+  },
+  "!self.contains('..')": { not: { pattern: '\\.\\.' } },
+  "!self.matches('^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$')": { not: { pattern: '^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$' } },
+  "!self.split('/').exists(s, s == '.' || s == '..')": { not: { pattern: '(^|/)\\.\\.?(/|$)' } },
+  [RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || ')]: { anyOf: RETENTION_RULES.map((rule) => ({ required: [rule] })) },
 };
 
 /** Keywords only the API server or the type generator understand (closeObjects turned int32/int64 into bounds). */

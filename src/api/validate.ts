@@ -9,6 +9,8 @@ import { enumProblem, quantityHint, timeZoneHint, unknownFieldHint } from './err
 import { quantityProblem, resourcesErrors } from './resources.ts';
 import { DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN } from './schema.ts';
 import { timeZoneError } from './time-zone.ts';
+import { ageRecipientProblem } from './age-recipient.ts';
+import { AGE_RECIPIENT_PATTERN, BUCKET_PATTERN, S3_ENDPOINT_PATTERN } from './schema-v1.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
 export interface FieldError {
@@ -58,6 +60,13 @@ function patternProblem(pattern: string, value: unknown): string | undefined {
       return `${quantityProblem(value) ?? `must be a non-negative quantity written with digits, got ${JSON.stringify(value)}`}${quantityHint(value)}`;
     case TIME_ZONE_PATTERN:
       return `${timeZoneError(value) ?? `unknown time zone ${value}`}${timeZoneHint(value)}`;
+    case BUCKET_PATTERN:
+      return `must be an S3 bucket name: 3-63 of a-z, 0-9, "." and "-", starting and ending with a letter or digit, got ${JSON.stringify(value)}`;
+    case AGE_RECIPIENT_PATTERN:
+      // Never echo the value: it may be a secret key pasted by mistake.
+      return value.startsWith('AGE-SECRET-KEY-') ? (ageRecipientProblem(value) ?? 'is an age identity') : 'must be an age X25519 recipient: "age1" and 58 bech32 characters, as age-keygen prints it ("Public key: age1…")';
+    case S3_ENDPOINT_PATTERN:
+      return `must be an http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port and no path, e.g. "https://minio.storage:9000", got ${JSON.stringify(value)}`;
     case ENDPOINT_PATTERN:
       return `must be one http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port, e.g. "https://etcd-0.etcd:2379", got ${JSON.stringify(value)}`;
     default:
@@ -223,6 +232,14 @@ function validateVersion(obj: unknown, version: VersionRules, unchecked?: string
       // Only a quantity that does not parse gets the spelling hint; a request above its limit does not.
       errors.push(fieldError(field, typeof text === 'string' && problem.startsWith('invalid quantity') ? `${problem}${quantityHint(text)}` : problem));
     }
+  }
+  // The pattern checks a recipient's charset and length; its bech32 checksum is what the runner would refuse.
+  const recipients = at(obj, ['spec', 'encryption', 'ageRecipients']);
+  if (Array.isArray(recipients) && schemaValid('spec.encryption.ageRecipients')) {
+    recipients.forEach((recipient: unknown, i) => {
+      const problem = typeof recipient === 'string' ? ageRecipientProblem(recipient) : undefined;
+      if (problem !== undefined) errors.push(fieldError(`spec.encryption.ageRecipients[${i}]`, problem));
+    });
   }
   return errors;
 }

@@ -1,5 +1,6 @@
 import type { ICronJob } from 'kubernetes-models/batch/v1/CronJob';
 import type { IPodSecurityContext } from 'kubernetes-models/v1/PodSecurityContext';
+import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 import type { AnyBackupSchedule, ResourceList, v1 } from '../api/index.ts';
@@ -9,11 +10,17 @@ import {
   BACKUP_CONTAINER_NAME,
   BACKUP_SUBCOMMAND,
   BACKUP_USER_ID,
+  CREDENTIAL_ENV_VARS,
   DESTINATION_MOUNT_PATH,
   ENV_SCHEDULE_NAME,
   ENV_SCHEDULE_NAMESPACE,
+  ETCD_SCRATCH_SIZE_LIMIT,
   ETCD_TLS_MOUNT_PATH,
   FINAL_EXIT_CODES,
+  OBJECT_STORE_FLAGS,
+  OPTIONAL_CREDENTIAL_ENV_VARS,
+  S3_CA_KEY,
+  S3_CA_MOUNT_PATH,
   SOURCE_MOUNT_PATH,
   TMP_MOUNT_PATH,
 } from './backup-contract.ts';
@@ -65,8 +72,25 @@ function retentionArgs(retention: Spec['retention']): string[] {
   return rules.map((rule) => `${retentionFlag(rule)}=${retention?.[rule]}`);
 }
 
+/** The destination flags: the claim's directory, or the bucket and how to reach it (never a credential). */
+function destinationArgs(destination: Spec['destination']): string[] {
+  const store = destination.objectStore;
+  if (store === undefined) {
+    const path = destination.persistentVolumeClaim?.path;
+    return [`--destination-dir=${path === undefined ? DESTINATION_MOUNT_PATH : `${DESTINATION_MOUNT_PATH}/${path}`}`];
+  }
+  const flags = OBJECT_STORE_FLAGS;
+  return [
+    `${flags.destinationUrl}=s3://${store.bucket}${store.prefix === undefined ? '' : `/${store.prefix}`}`,
+    ...(store.endpoint === undefined ? [] : [`${flags.endpoint}=${store.endpoint}`]),
+    ...(store.region === undefined ? [] : [`${flags.region}=${store.region}`]),
+    ...(store.forcePathStyle === true ? [flags.forcePathStyle] : []),
+    ...(store.caSecretName === undefined ? [] : [`${flags.caFile}=${S3_CA_MOUNT_PATH}/${S3_CA_KEY}`]),
+    ...(store.allowHttp === true ? [flags.allowHttp] : []),
+  ];
+}
+
 function backupArgs(spec: Spec): string[] {
-  const destination = spec.destination.persistentVolumeClaim.path;
   const args = [BACKUP_SUBCOMMAND];
   if (spec.source.etcd !== undefined) {
     args.push('--source=etcd', `--etcd-endpoints=${spec.source.etcd.endpoints.join(',')}`);
@@ -75,17 +99,45 @@ function backupArgs(spec: Spec): string[] {
     args.push('--source=pvc', `--source-dir=${SOURCE_MOUNT_PATH}`);
   }
   args.push(
-    `--destination-dir=${destination === undefined ? DESTINATION_MOUNT_PATH : `${DESTINATION_MOUNT_PATH}/${destination}`}`,
+    ...destinationArgs(spec.destination),
+    ...(spec.encryption?.ageRecipients ?? []).map((recipient) => `${OBJECT_STORE_FLAGS.ageRecipient}=${recipient}`),
     ...retentionArgs(spec.retention),
   );
   return args;
 }
 
+/**
+ * The object store credentials as secretKeyRef env vars, each from the same key of the Secret: the
+ * kubelet resolves them in the Pod, so they never appear in the CronJob, its arguments, the controller's
+ * memory or its logs, and the controller needs no access to Secrets.
+ */
+function credentialEnv(spec: Spec): IEnvVar[] {
+  const secretName = spec.destination.objectStore?.credentialsSecretName;
+  if (secretName === undefined) return [];
+  return CREDENTIAL_ENV_VARS.map((name) => ({
+    name,
+    valueFrom: { secretKeyRef: { name: secretName, key: name, ...(OPTIONAL_CREDENTIAL_ENV_VARS.includes(name) ? { optional: true } : {}) } },
+  }));
+}
+
+/**
+ * The scratch emptyDir at /tmp. An etcd snapshot bound for an object store is staged there whole, so it
+ * gets a sizeLimit: the container's ephemeral-storage limit when the spec sets one, else etcd's largest
+ * supported backend. Every other shape stages nothing big and keeps the plain emptyDir it always had.
+ */
+function scratchVolume(spec: Spec): IVolume {
+  if (spec.destination.objectStore === undefined || spec.source.etcd === undefined) return { name: 'tmp', emptyDir: {} };
+  return { name: 'tmp', emptyDir: { sizeLimit: spec.resources?.limits?.['ephemeral-storage'] ?? ETCD_SCRATCH_SIZE_LIMIT } };
+}
+
 function volumesAndMounts(spec: Spec): { volumes: IVolume[]; mounts: IVolumeMount[] } {
-  const volumes: IVolume[] = [
-    { name: 'destination', persistentVolumeClaim: { claimName: spec.destination.persistentVolumeClaim.claimName } },
-  ];
-  const mounts: IVolumeMount[] = [{ name: 'destination', mountPath: DESTINATION_MOUNT_PATH }];
+  const volumes: IVolume[] = [];
+  const mounts: IVolumeMount[] = [];
+  const claim = spec.destination.persistentVolumeClaim;
+  if (claim !== undefined) {
+    volumes.push({ name: 'destination', persistentVolumeClaim: { claimName: claim.claimName } });
+    mounts.push({ name: 'destination', mountPath: DESTINATION_MOUNT_PATH });
+  }
   const { etcd, persistentVolumeClaim } = spec.source;
   if (persistentVolumeClaim !== undefined) {
     volumes.push({ name: 'source', persistentVolumeClaim: { claimName: persistentVolumeClaim.claimName, readOnly: true } });
@@ -96,7 +148,13 @@ function volumesAndMounts(spec: Spec): { volumes: IVolume[]; mounts: IVolumeMoun
     volumes.push({ name: 'etcd-tls', secret: { secretName: etcd.tlsSecretName, defaultMode: 0o440 } });
     mounts.push({ name: 'etcd-tls', mountPath: ETCD_TLS_MOUNT_PATH, readOnly: true });
   }
-  volumes.push({ name: 'tmp', emptyDir: {} });
+  const caSecretName = spec.destination.objectStore?.caSecretName;
+  if (caSecretName !== undefined) {
+    // Only ca.crt: a CA Secret made by cert-manager also holds a private key the runner has no use for.
+    volumes.push({ name: 's3-ca', secret: { secretName: caSecretName, defaultMode: 0o440, items: [{ key: S3_CA_KEY, path: S3_CA_KEY }] } });
+    mounts.push({ name: 's3-ca', mountPath: S3_CA_MOUNT_PATH, readOnly: true });
+  }
+  volumes.push(scratchVolume(spec));
   mounts.push({ name: 'tmp', mountPath: TMP_MOUNT_PATH });
   return { volumes, mounts };
 }
@@ -179,6 +237,7 @@ export function buildCronJob(schedule: AnyBackupSchedule, options: BuildOptions 
                     { name: ENV_SCHEDULE_NAMESPACE, value: namespace },
                     { name: ENV_SCHEDULE_NAME, value: ownerName(schedule) },
                     { name: 'TMPDIR', value: TMP_MOUNT_PATH },
+                    ...credentialEnv(spec),
                   ],
                   resources: copyResources(resources),
                   securityContext: {

@@ -21,12 +21,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Whether two scalars are the same value. Under `resources` the server canonicalises quantities
+ * Whether two scalars are the same value. Under `resources`, and in an emptyDir's `sizeLimit` (the
+ * scratch volume's, taken from the ephemeral-storage limit), the server canonicalises quantities
  * (`1000m` is stored as `1`, `1024Mi` as `1Gi`), so quantities compare by value, not by spelling.
  */
 function scalarEqual(desired: unknown, observed: unknown, path: readonly string[]): boolean {
   if (desired === observed) return true;
-  if (path.includes('resources') && (typeof desired === 'string' || typeof desired === 'number')) {
+  const quantity = path.includes('resources') || path[path.length - 1] === 'sizeLimit';
+  if (quantity && (typeof desired === 'string' || typeof desired === 'number')) {
     // The API's exact Quantity arithmetic (src/api/quantity.ts), not floats: 2^53 + 1 is not 2^53.
     if (typeof observed !== 'string' && typeof observed !== 'number') return false;
     const a = parseQuantity(String(desired));

@@ -22,6 +22,22 @@ const v1Inputs: unknown[] = [
   ...alphaInputs.flatMap((o) => { try { return [toV1(o as BackupSchedule)]; } catch { return []; } }),
   ...[{ type: 'Etcd', persistentVolumeClaim: { claimName: 'x' } }, { type: 'PersistentVolumeClaim', etcd: { endpoints: ['https://e:1'] } }, { type: 'Etcd' }].map((source) => ({ spec: { source } })),
   ...[{}, { keepDaily: 1 }, { keepWeekly: 2, keepMonthly: 3 }].map((retention) => ({ spec: { retention } })),
+  // The destination union (type defaults to PersistentVolumeClaim) and the object store's own rules.
+  ...[
+    { type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName: 'b' } },
+    { type: 'ObjectStore', persistentVolumeClaim: { claimName: 'b' } },
+    { type: 'PersistentVolumeClaim', objectStore: { bucket: 'bkt', credentialsSecretName: 's' } },
+    ...[
+      { bucket: 'bkt', credentialsSecretName: 's' },
+      { bucket: 'a..b', credentialsSecretName: 's', endpoint: 'https://s3.example.com' },
+      { bucket: '10.0.0.1', credentialsSecretName: 's', endpoint: 'http://minio:9000' },
+      { bucket: '10.0.0.1.example', credentialsSecretName: 's', endpoint: 'http://minio:9000', allowHttp: true },
+      { bucket: 'bkt', credentialsSecretName: 's', endpoint: 'http://minio:9000', allowHttp: false, prefix: 'a/../b' },
+      { bucket: 'bkt', credentialsSecretName: 's', prefix: './x' },
+      { bucket: 'bkt', credentialsSecretName: 's', prefix: 'team-a/etcd..1' },
+    ].map((objectStore) => ({ type: 'ObjectStore', objectStore })),
+  ].map((destination) => ({ spec: { source: { type: 'Etcd', etcd: { endpoints: ['https://e:1'] } }, destination } })),
+  { spec: { source: { type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName: 'x' } }, destination: { type: 'ObjectStore', objectStore: { bucket: 'bkt', credentialsSecretName: 's' } } } },
 ];
 
 describe.each([

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { backupScheduleSchema, backupScheduleV1Schema, GROUP_VERSION, GROUP_VERSION_V1, KIND, RETENTION_RULES, SOURCE_TYPES, type SchemaNode } from '../../src/api/index.ts';
+import { DESTINATION_TYPES } from '../../src/api/schema-v1.ts';
 import { RETENTION_ANNOTATION } from '../../src/conversion/index.ts';
 
 type Json = Record<string, unknown>;
@@ -108,14 +109,44 @@ const retentionV1 = fc
   .record(Object.fromEntries(RETENTION_RULES.map((r) => [r, count])), { requiredKeys: [] })
   .filter((r) => Object.keys(r).length > 0);
 
+/** Valid age X25519 recipients (a pattern-generated string fails the bech32 checksum the validator checks). */
+export const AGE_RECIPIENTS = [
+  'age1u5n688lmq3kq8qqmhp5s2wwqe3c9xc9y8w8c3spyf4wgxt9vjprqqzqn6k',
+  'age1z2weu7rdkmnsx4snq9xys62hmzmvqhjsdp48n39p4gzrh7aqee2s8q00em',
+  'age1jdd8rlx225ua0m2d6ale2e0s5t775jmn09luc5z58n4p8q5t4d0srq573m',
+] as const;
+
+/** Overrides of the v1 object store: the CEL rules on bucket, prefix and an http:// endpoint. */
+const OBJECT_STORE: Overrides = {
+  'spec.destination.objectStore.bucket': fc.stringMatching(/^[a-z0-9][a-z0-9-]{1,20}(\.[a-z0-9][a-z0-9-]{0,10})?[a-z]$/),
+  'spec.destination.objectStore.prefix': fc.stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,10}(\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,10}){0,3}$/),
+  'spec.destination.objectStore.endpoint': fc.tuple(name, fc.integer({ min: 1, max: 65535 })).map(([host, port]) => `https://${host}:${port}`),
+  'spec.encryption.ageRecipients[]': fc.constantFrom(...AGE_RECIPIENTS),
+};
+
 /** Generated v1 BackupSchedules that validateBackupScheduleV1 accepts. */
 export const v1Schedule: fc.Arbitrary<Json> = (
   fromSchema(withMetadata(backupScheduleV1Schema), {
     ...SHARED,
     'spec.source': fc.oneof(etcd.map((e) => ({ type: SOURCE_TYPES.etcd, etcd: e })), pvc.map((p) => ({ type: SOURCE_TYPES.persistentVolumeClaim, persistentVolumeClaim: p }))),
     'spec.retention': retentionV1,
+    ...OBJECT_STORE,
   }) as fc.Arbitrary<Json>
-).map((o) => ({ ...o, apiVersion: GROUP_VERSION_V1, kind: KIND }));
+).map((o) => ({ ...o, apiVersion: GROUP_VERSION_V1, kind: KIND, spec: withOneDestination(o['spec'] as Json) }));
+
+/**
+ * The destination union made valid: the generator sets members independently, so keep the one `type`
+ * names, or (type left out, as 0.2.0 stored it) the claim.
+ */
+function withOneDestination(spec: Json): Json {
+  const destination = spec['destination'] as Json;
+  const type = destination['type'] ?? DESTINATION_TYPES.persistentVolumeClaim;
+  const member = Object.entries(DESTINATION_TYPES).find(([, t]) => t === type)![0];
+  const kept = Object.fromEntries(Object.entries(destination).filter(([key]) => key === 'type' || key === member));
+  if (kept[member] !== undefined) return { ...spec, destination: kept };
+  // The generator left the named member out: fall back to the claim every 0.2.0 object has.
+  return { ...spec, destination: { persistentVolumeClaim: { claimName: 'dst-fallback' } } };
+}
 
 /** Whether an object carries the annotation conversion reserves (generators never produce it). */
 export const hasReservedAnnotation = (o: Json): boolean => ((o['metadata'] as Json | undefined)?.['annotations'] as Json | undefined)?.[RETENTION_ANNOTATION] !== undefined;

@@ -133,8 +133,9 @@ describe('the CRD in dist/', () => {
   const crdText = readFileSync(`${DIST_DIR}01-customresourcedefinition-backupschedules.kubelings.dev.yaml`, 'utf8');
 
   it('holds the full schema in the YAML: CEL rules, list types, defaults, printer columns', () => {
-    // v1alpha1's 4 rules and v1's 5 (its source union checks each member, its retention wants one rule).
-    expect(crdText.match(/x-kubernetes-validations:/g)?.length).toBe(4 + 5);
+    // v1alpha1's 4 rules and v1's 9: spec, source, etcd, the destination union, objectStore (http opt-in),
+    // its bucket and prefix, the claim's path, retention (one node may hold several rules).
+    expect(crdText.match(/x-kubernetes-validations:/g)?.length).toBe(4 + 9);
     expect(crdText).toContain('x-kubernetes-list-map-keys:');
     expect(crdText).toContain('default: Forbid');
     expect(crdText).toContain('jsonPath: .status.conditions[?(@.type=="Ready")].status');

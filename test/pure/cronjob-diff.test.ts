@@ -70,6 +70,17 @@ describe('cronJobDrift', () => {
     obj.spec.jobTemplate.spec.template.spec.containers[0].resources.requests.cpu = '2';
     expect(cronJobDrift(obj, want)).toEqual(['spec.jobTemplate.spec.template.spec.containers[0].resources.requests.cpu']);
   });
+
+  it("compares an emptyDir's sizeLimit by value: the scratch volume takes it from the ephemeral-storage limit as written", () => {
+    const withScratch = (sizeLimit: string, o: KubeObject & { spec: any }): KubeObject => {
+      o.spec.jobTemplate.spec.template.spec.volumes.push({ name: 'tmp', emptyDir: { sizeLimit } });
+      return o;
+    };
+    const want = withScratch('12288Mi', requested() as KubeObject & { spec: any });
+    expect(cronJobDrift(withScratch('12Gi', observed() as KubeObject & { spec: any }), want)).toEqual([]);
+    const changed = withScratch('8Gi', observed() as KubeObject & { spec: any }) as KubeObject & { spec: any };
+    expect(cronJobDrift(changed, want)).toEqual([`spec.jobTemplate.spec.template.spec.volumes[${changed.spec.jobTemplate.spec.template.spec.volumes.length - 1}].emptyDir.sizeLimit`]);
+  });
 });
 
 describe('quantities in the drift check', () => {
