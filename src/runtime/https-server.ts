@@ -19,7 +19,11 @@ export interface HttpsServerOptions {
   readonly routes: Readonly<Record<string, Handler>>;
   /** The first certificate; later ones through `setCredentials`. @default none (handshakes fail until set) */
   readonly credentials?: TlsCredentials;
-  /** Time a request may take, headers and body, before the socket is closed. @default 30_000 */
+  /**
+   * Time a request may take, headers and body, before the socket is closed; also how long a connection
+   * may make no progress at all (a client that stops reading its answer), so that what an answer holds
+   * is given back. @default 30_000
+   */
   readonly requestTimeoutMs?: number;
 }
 
@@ -38,6 +42,8 @@ export async function startHttpsServer(options: HttpsServerOptions): Promise<Rot
     routeRequests(options.routes),
   );
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  // Without a listener for 'timeout', Node destroys a socket idle this long in either direction.
+  server.timeout = server.requestTimeout;
   server.headersTimeout = Math.min(server.requestTimeout, 10_000);
   server.keepAliveTimeout = 5_000;
   let hasCredentials = options.credentials !== undefined;

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readRequestBody, RequestBodyTooLargeError, startHttpServer, type RunningServer } from '../../src/runtime/http-server.ts';
 import { startHttpsServer } from '../../src/runtime/https-server.ts';
@@ -45,6 +47,32 @@ describe('startHttpsServer', () => {
     servers.push(server);
     expect(() => server.setCredentials({ certPem: first.certPem, keyPem: second.keyPem })).toThrow();
     expect((await tlsRequest(`${server.url}/`, { caPem: ca.certPem, servername: NAME, method: 'GET' })).peerFingerprint).toBe(readCertificate(first.certPem).fingerprint256);
+  });
+
+  it('cuts a connection whose client stops reading its answer, so what the answer holds is given back', async () => {
+    let closed!: () => void;
+    const answerClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await startHttpsServer({
+      address: { host: '127.0.0.1', port: 0 },
+      requestTimeoutMs: 300,
+      credentials: first,
+      routes: {
+        '/big': async (_req, res) => {
+          res.once('close', closed);
+          res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+          const chunk = Buffer.alloc(1024 * 1024);
+          // Far more than the socket buffers hold: the writes stall once the client stops reading.
+          for (let i = 0; i < 256 && !res.destroyed; i++) if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+          res.end();
+        },
+      },
+    });
+    servers.push(server);
+    const req = httpsRequest(`${server.url}/big`, { ca: ca.certPem, servername: NAME, agent: false }, (res) => res.pause());
+    req.on('error', () => undefined);
+    req.end();
+    await answerClosed;
+    req.destroy();
   });
 
   it('is not trusted for a name the certificate does not carry', async () => {
