@@ -5,7 +5,7 @@
 import type {ObjectMeta} from '../src/kube/object.ts';
 
 /**
- * BackupSchedule backs up etcd or a PersistentVolumeClaim on a cron schedule into a PersistentVolumeClaim or an S3 bucket, keeping backups by grandfather-father-son rules. The operator reconciles each BackupSchedule into a CronJob of the same namespace.
+ * BackupSchedule backs up etcd or a PersistentVolumeClaim on a cron schedule into a PersistentVolumeClaim, keeping backups by grandfather-father-son rules. The operator reconciles each BackupSchedule into a CronJob of the same namespace.
  */
 export interface BackupSchedule {
   /**
@@ -20,7 +20,13 @@ export interface BackupSchedule {
    * Standard object metadata.
    */
   metadata?: ObjectMeta;
+  /**
+   * What to back up, when, where to, and how many backups to keep.
+   */
   spec: BackupScheduleSpec;
+  /**
+   * Observed state, written only by the controller through the status subresource.
+   */
   status?: BackupScheduleStatus;
 }
 /**
@@ -29,10 +35,16 @@ export interface BackupSchedule {
 export interface BackupScheduleSpec {
   /**
    * Cron schedule as the CronJob API reads it: five fields ("0 2 * * *"; day of week 0-6 or SUN-SAT) or a macro (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @every <duration>). Time zones go in timeZone, not in the schedule.
+   *
+   * @minLength 1
+   * @maxLength 128
    */
   schedule: string;
   /**
    * IANA time zone name for the schedule, case-sensitive, e.g. "Europe/Berlin"; passed to the CronJob's spec.timeZone. Defaults to the kube-controller-manager's zone.
+   *
+   * @minLength 1
+   * @maxLength 64
    */
   timeZone?: string;
   /**
@@ -41,9 +53,19 @@ export interface BackupScheduleSpec {
    * @default false
    */
   suspend?: boolean;
+  /**
+   * What to back up: a union; type names the one member that is set (Etcd: etcd, PersistentVolumeClaim: persistentVolumeClaim).
+   */
   source: BackupSource;
+  /**
+   * Where backups are written.
+   */
   destination: BackupDestination;
-  encryption?: BackupEncryption;
+  /**
+   * Which backups to keep after each successful backup, as restic forget does: a backup is kept if any rule keeps it. At least one rule; left out entirely, keepLast 7.
+   *
+   * @default {"keepLast":7}
+   */
   retention?: Retention;
   /**
    * What to do when a backup is still running at the next schedule (CronJob concurrencyPolicy). Forbid: backups must not overlap.
@@ -53,34 +75,54 @@ export interface BackupScheduleSpec {
   concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
   /**
    * Deadline in seconds for starting a backup that missed its scheduled time.
+   *
+   * @minimum 0
+   * @maximum 86400
    */
   startingDeadlineSeconds?: number;
   /**
    * Number of successful backup Jobs to keep.
    *
+   * @minimum 0
+   * @maximum 100
    * @default 3
    */
   successfulJobsHistoryLimit?: number;
   /**
    * Number of failed backup Jobs to keep.
    *
+   * @minimum 0
+   * @maximum 100
    * @default 1
    */
   failedJobsHistoryLimit?: number;
   /**
    * Retries of a failed backup before its Job is marked failed.
    *
+   * @minimum 0
+   * @maximum 20
    * @default 3
    */
   backoffLimit?: number;
   /**
    * Maximum duration of one backup Job in seconds; unset means no limit.
+   *
+   * @minimum 1
    */
   activeDeadlineSeconds?: number;
+  /**
+   * Compute resources of the backup container. Defaults: requests cpu 100m, memory 128Mi; limits memory 512Mi.
+   */
   resources?: BackupResources;
+  /**
+   * User and groups the backup Pod runs as, for data it could not read otherwise (a database's files are often mode 0600 of its own uid). Each field defaults to 65532, the image's non-root user. The Pod stays within the "restricted" Pod Security Standard: runAsNonRoot, seccomp RuntimeDefault, no privilege escalation, all capabilities dropped.
+   */
   podSecurityContext?: BackupPodSecurityContext;
   /**
    * Container image that runs the backup (its "backup" subcommand). Defaults to the operator's --backup-image.
+   *
+   * @minLength 1
+   * @maxLength 512
    */
   image?: string;
 }
@@ -92,7 +134,13 @@ export interface BackupSource {
    * Which member of the union is set: Etcd or PersistentVolumeClaim.
    */
   type: 'Etcd' | 'PersistentVolumeClaim';
+  /**
+   * Take an etcd snapshot from one of the endpoints.
+   */
   etcd?: EtcdSource;
+  /**
+   * Archive the contents of a PersistentVolumeClaim (mounted read-only).
+   */
   persistentVolumeClaim?: PersistentVolumeClaimSource;
 }
 /**
@@ -102,23 +150,16 @@ export interface EtcdSource {
   /**
    * etcd client URLs, e.g. https://etcd-0.etcd:2379.
    *
+   * Items: One etcd client URL (http:// or https://host:port). (maxLength 256)
+   *
    * @minItems 1
    * @maxItems 9
-   *
-   * Items: One etcd client URL (http:// or https://host:port).
    */
-  endpoints:
-    | [string]
-    | [string, string]
-    | [string, string, string]
-    | [string, string, string, string]
-    | [string, string, string, string, string]
-    | [string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string];
+  endpoints: readonly string[];
   /**
    * Secret with the client certificate (tls.crt, tls.key) and CA (ca.crt) for etcd; mounted read-only.
+   *
+   * @maxLength 253
    */
   tlsSecretName?: string;
 }
@@ -128,21 +169,20 @@ export interface EtcdSource {
 export interface PersistentVolumeClaimSource {
   /**
    * Name of a PersistentVolumeClaim in the BackupSchedule's namespace.
+   *
+   * @minLength 1
+   * @maxLength 253
    */
   claimName: string;
 }
 /**
- * Where backups are written: a union; type names the one member that is set (PersistentVolumeClaim: persistentVolumeClaim, ObjectStore: objectStore).
+ * Where backups are written.
  */
 export interface BackupDestination {
   /**
-   * Which member of the union is set: PersistentVolumeClaim (the default) or ObjectStore.
-   *
-   * @default "PersistentVolumeClaim"
+   * A PersistentVolumeClaim that receives the backups.
    */
-  type?: 'PersistentVolumeClaim' | 'ObjectStore';
-  persistentVolumeClaim?: PersistentVolumeClaimDestination;
-  objectStore?: ObjectStoreDestination;
+  persistentVolumeClaim: PersistentVolumeClaimDestination;
 }
 /**
  * A PersistentVolumeClaim that receives the backups.
@@ -150,148 +190,48 @@ export interface BackupDestination {
 export interface PersistentVolumeClaimDestination {
   /**
    * Name of a PersistentVolumeClaim in the BackupSchedule's namespace.
+   *
+   * @minLength 1
+   * @maxLength 253
    */
   claimName: string;
   /**
    * Directory inside the claim, relative, without ".." segments. Defaults to the claim's root.
+   *
+   * @maxLength 1024
    */
   path?: string;
 }
 /**
- * An S3 (or S3-compatible) bucket that receives the backups, written by the backup Pod with the credentials of credentialsSecretName. Objects are named <prefix>/<schedule>-<yyyymmddThhmmssZ>.<db|tar>.zst[.age], each with a .sha256 sidecar.
- */
-export interface ObjectStoreDestination {
-  /**
-   * Bucket name (S3 naming rules: 3-63 characters of a-z, 0-9, "." and "-", starting and ending with a letter or digit, no "..", not an IP address).
-   */
-  bucket: string;
-  /**
-   * Key prefix inside the bucket, e.g. "prod/etcd": relative (no leading "/"), without "." or ".." segments. Defaults to the bucket's top level.
-   */
-  prefix?: string;
-  /**
-   * URL of an S3-compatible server (scheme, host, optional port), e.g. "https://minio.storage:9000"; https:// unless allowHttp is true. Unset: AWS S3 of the region. The operator's --allowed-backup-endpoints may restrict which endpoints are accepted.
-   */
-  endpoint?: string;
-  /**
-   * Allow a plain http:// endpoint: the credentials' signatures and the backups (unless encrypted) cross the network in clear. Default false.
-   */
-  allowHttp?: boolean;
-  /**
-   * Region of the bucket, e.g. "eu-central-1". Unset: us-east-1 (S3-compatible servers mostly ignore it).
-   */
-  region?: string;
-  /**
-   * Address the bucket as https://endpoint/bucket instead of https://bucket.endpoint (most S3-compatible servers need it). Default false.
-   */
-  forcePathStyle?: boolean;
-  /**
-   * Secret in the BackupSchedule's namespace with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN), passed to the backup container as environment variables; the operator never reads it.
-   */
-  credentialsSecretName: string;
-  /**
-   * Secret in the BackupSchedule's namespace whose ca.crt (PEM) is trusted for the endpoint besides the system CAs, for a private CA; mounted read-only.
-   */
-  caSecretName?: string;
-}
-/**
- * Encrypt every backup with age (age-encryption.org) to these recipients before it leaves the Pod. The cluster holds public keys only: neither the destination's credentials nor the cluster can read the backups; the matching identities (secret keys) decrypt them.
- */
-export interface BackupEncryption {
-  /**
-   * age X25519 public keys (age1…, as age-keygen prints them), 1 to 16; any one matching identity decrypts a backup.
-   *
-   * @minItems 1
-   * @maxItems 16
-   *
-   * Items: One age X25519 recipient, e.g. "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p".
-   */
-  ageRecipients:
-    | [string]
-    | [string, string]
-    | [string, string, string]
-    | [string, string, string, string]
-    | [string, string, string, string, string]
-    | [string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ]
-    | [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string
-      ];
-}
-/**
  * Which backups to keep after each successful backup, as restic forget does: a backup is kept if any rule keeps it. At least one rule; left out entirely, keepLast 7.
- *
- * @default {"keepLast":7}
  */
 export interface Retention {
   /**
    * Keep the N most recent backups.
+   *
+   * @minimum 1
+   * @maximum 1000
    */
   keepLast?: number;
   /**
    * Keep the newest backup of each of the N newest UTC days that have backups.
+   *
+   * @minimum 1
+   * @maximum 1000
    */
   keepDaily?: number;
   /**
    * Keep the newest backup of each of the N newest ISO weeks (Monday to Sunday, UTC) that have backups.
+   *
+   * @minimum 1
+   * @maximum 1000
    */
   keepWeekly?: number;
   /**
    * Keep the newest backup of each of the N newest UTC months that have backups.
+   *
+   * @minimum 1
+   * @maximum 1000
    */
   keepMonthly?: number;
 }
@@ -299,8 +239,14 @@ export interface Retention {
  * Compute resources of the backup container. Defaults: requests cpu 100m, memory 128Mi; limits memory 512Mi.
  */
 export interface BackupResources {
+  /**
+   * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
+   */
   requests?: ResourceList;
-  limits?: ResourceList1;
+  /**
+   * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
+   */
+  limits?: ResourceList;
 }
 /**
  * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
@@ -320,36 +266,28 @@ export interface ResourceList {
   'ephemeral-storage'?: string;
 }
 /**
- * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
- */
-export interface ResourceList1 {
-  /**
-   * CPU as a Kubernetes quantity, e.g. "500m".
-   */
-  cpu?: string;
-  /**
-   * Memory as a Kubernetes quantity, e.g. "256Mi".
-   */
-  memory?: string;
-  /**
-   * Local ephemeral storage as a Kubernetes quantity, e.g. "1Gi".
-   */
-  'ephemeral-storage'?: string;
-}
-/**
  * User and groups the backup Pod runs as, for data it could not read otherwise (a database's files are often mode 0600 of its own uid). Each field defaults to 65532, the image's non-root user. The Pod stays within the "restricted" Pod Security Standard: runAsNonRoot, seccomp RuntimeDefault, no privilege escalation, all capabilities dropped.
  */
 export interface BackupPodSecurityContext {
   /**
    * UID of the backup process, e.g. the owner of the source volume's files. Root (0) is refused: the Pod runs with runAsNonRoot.
+   *
+   * @minimum 1
+   * @maximum 2147483647
    */
   runAsUser?: number;
   /**
    * Primary GID of the backup process.
+   *
+   * @minimum 0
+   * @maximum 2147483647
    */
   runAsGroup?: number;
   /**
    * Supplementary group that owns the writable volumes (destination, TLS Secret); also added to the process's groups.
+   *
+   * @minimum 0
+   * @maximum 2147483647
    */
   fsGroup?: number;
   /**
@@ -359,11 +297,11 @@ export interface BackupPodSecurityContext {
   /**
    * Additional GIDs of the backup process, e.g. the group that may read the source volume's files.
    *
-   * @maxItems 32
+   * Items: A GID. (minimum 0, maximum 2147483647)
    *
-   * Items: A GID.
+   * @maxItems 32
    */
-  supplementalGroups?: number[];
+  supplementalGroups?: readonly number[];
 }
 /**
  * Observed state, written only by the controller through the status subresource.
@@ -371,10 +309,14 @@ export interface BackupPodSecurityContext {
 export interface BackupScheduleStatus {
   /**
    * metadata.generation the controller last acted on.
+   *
+   * @minimum 0
    */
   observedGeneration?: number;
   /**
    * Name of the child CronJob.
+   *
+   * @maxLength 52
    */
   cronJobName?: string;
   /**
@@ -402,6 +344,8 @@ export interface BackupScheduleStatus {
 export interface Condition {
   /**
    * Type of the condition in CamelCase, e.g. Ready.
+   *
+   * @maxLength 316
    */
   type: string;
   /**
@@ -410,14 +354,21 @@ export interface Condition {
   status: 'True' | 'False' | 'Unknown';
   /**
    * Programmatic identifier of the reason for the last transition, in CamelCase.
+   *
+   * @minLength 1
+   * @maxLength 1024
    */
   reason: string;
   /**
    * Human-readable details of the last transition.
+   *
+   * @maxLength 32768
    */
   message: string;
   /**
    * metadata.generation of the BackupSchedule the condition was set from.
+   *
+   * @minimum 0
    */
   observedGeneration?: number;
   /**

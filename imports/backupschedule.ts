@@ -20,7 +20,13 @@ export interface BackupSchedule {
    * Standard object metadata.
    */
   metadata?: ObjectMeta;
+  /**
+   * What to back up, when, where to, and how many backups to keep.
+   */
   spec: BackupScheduleSpec;
+  /**
+   * Observed state, written only by the controller through the status subresource.
+   */
   status?: BackupScheduleStatus;
 }
 /**
@@ -29,10 +35,16 @@ export interface BackupSchedule {
 export interface BackupScheduleSpec {
   /**
    * Cron schedule as the CronJob API reads it: five fields ("0 2 * * *"; day of week 0-6 or SUN-SAT) or a macro (@hourly, @daily, @midnight, @weekly, @monthly, @yearly, @every <duration>). Time zones go in timeZone, not in the schedule.
+   *
+   * @minLength 1
+   * @maxLength 128
    */
   schedule: string;
   /**
    * IANA time zone name for the schedule, case-sensitive, e.g. "Europe/Berlin"; passed to the CronJob's spec.timeZone. Defaults to the kube-controller-manager's zone.
+   *
+   * @minLength 1
+   * @maxLength 64
    */
   timeZone?: string;
   /**
@@ -41,8 +53,19 @@ export interface BackupScheduleSpec {
    * @default false
    */
   suspend?: boolean;
+  /**
+   * What to back up: exactly one of etcd or persistentVolumeClaim.
+   */
   source: BackupSource;
+  /**
+   * Where backups are written.
+   */
   destination: BackupDestination;
+  /**
+   * How many backups to keep.
+   *
+   * @default {}
+   */
   retention?: Retention;
   /**
    * What to do when a backup is still running at the next schedule (CronJob concurrencyPolicy). Forbid: backups must not overlap.
@@ -52,34 +75,54 @@ export interface BackupScheduleSpec {
   concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
   /**
    * Deadline in seconds for starting a backup that missed its scheduled time.
+   *
+   * @minimum 0
+   * @maximum 86400
    */
   startingDeadlineSeconds?: number;
   /**
    * Number of successful backup Jobs to keep.
    *
+   * @minimum 0
+   * @maximum 100
    * @default 3
    */
   successfulJobsHistoryLimit?: number;
   /**
    * Number of failed backup Jobs to keep.
    *
+   * @minimum 0
+   * @maximum 100
    * @default 1
    */
   failedJobsHistoryLimit?: number;
   /**
    * Retries of a failed backup before its Job is marked failed.
    *
+   * @minimum 0
+   * @maximum 20
    * @default 3
    */
   backoffLimit?: number;
   /**
    * Maximum duration of one backup Job in seconds; unset means no limit.
+   *
+   * @minimum 1
    */
   activeDeadlineSeconds?: number;
+  /**
+   * Compute resources of the backup container. Defaults: requests cpu 100m, memory 128Mi; limits memory 512Mi.
+   */
   resources?: BackupResources;
+  /**
+   * User and groups the backup Pod runs as, for data it could not read otherwise (a database's files are often mode 0600 of its own uid). Each field defaults to 65532, the image's non-root user. The Pod stays within the "restricted" Pod Security Standard: runAsNonRoot, seccomp RuntimeDefault, no privilege escalation, all capabilities dropped.
+   */
   podSecurityContext?: BackupPodSecurityContext;
   /**
    * Container image that runs the backup (its "backup" subcommand). Defaults to the operator's --backup-image.
+   *
+   * @minLength 1
+   * @maxLength 512
    */
   image?: string;
 }
@@ -87,7 +130,13 @@ export interface BackupScheduleSpec {
  * What to back up: exactly one of etcd or persistentVolumeClaim.
  */
 export interface BackupSource {
+  /**
+   * Take an etcd snapshot from one of the endpoints.
+   */
   etcd?: EtcdSource;
+  /**
+   * Archive the contents of a PersistentVolumeClaim (mounted read-only).
+   */
   persistentVolumeClaim?: PersistentVolumeClaimSource;
 }
 /**
@@ -97,23 +146,16 @@ export interface EtcdSource {
   /**
    * etcd client URLs, e.g. https://etcd-0.etcd:2379.
    *
+   * Items: One etcd client URL (http:// or https://host:port). (maxLength 256)
+   *
    * @minItems 1
    * @maxItems 9
-   *
-   * Items: One etcd client URL (http:// or https://host:port).
    */
-  endpoints:
-    | [string]
-    | [string, string]
-    | [string, string, string]
-    | [string, string, string, string]
-    | [string, string, string, string, string]
-    | [string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string];
+  endpoints: readonly string[];
   /**
    * Secret with the client certificate (tls.crt, tls.key) and CA (ca.crt) for etcd; mounted read-only.
+   *
+   * @maxLength 253
    */
   tlsSecretName?: string;
 }
@@ -123,6 +165,9 @@ export interface EtcdSource {
 export interface PersistentVolumeClaimSource {
   /**
    * Name of a PersistentVolumeClaim in the BackupSchedule's namespace.
+   *
+   * @minLength 1
+   * @maxLength 253
    */
   claimName: string;
 }
@@ -130,6 +175,9 @@ export interface PersistentVolumeClaimSource {
  * Where backups are written.
  */
 export interface BackupDestination {
+  /**
+   * A PersistentVolumeClaim that receives the backups.
+   */
   persistentVolumeClaim: PersistentVolumeClaimDestination;
 }
 /**
@@ -138,22 +186,27 @@ export interface BackupDestination {
 export interface PersistentVolumeClaimDestination {
   /**
    * Name of a PersistentVolumeClaim in the BackupSchedule's namespace.
+   *
+   * @minLength 1
+   * @maxLength 253
    */
   claimName: string;
   /**
    * Directory inside the claim, relative, without ".." segments. Defaults to the claim's root.
+   *
+   * @maxLength 1024
    */
   path?: string;
 }
 /**
  * How many backups to keep.
- *
- * @default {}
  */
 export interface Retention {
   /**
    * Number of most recent backups to keep; older ones are deleted after a successful backup.
    *
+   * @minimum 1
+   * @maximum 1000
    * @default 7
    */
   keepLast?: number;
@@ -162,8 +215,14 @@ export interface Retention {
  * Compute resources of the backup container. Defaults: requests cpu 100m, memory 128Mi; limits memory 512Mi.
  */
 export interface BackupResources {
+  /**
+   * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
+   */
   requests?: ResourceList;
-  limits?: ResourceList1;
+  /**
+   * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
+   */
+  limits?: ResourceList;
 }
 /**
  * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
@@ -183,36 +242,28 @@ export interface ResourceList {
   'ephemeral-storage'?: string;
 }
 /**
- * Resource quantities of the backup container by resource name (requests: minimum, limits: maximum).
- */
-export interface ResourceList1 {
-  /**
-   * CPU as a Kubernetes quantity, e.g. "500m".
-   */
-  cpu?: string;
-  /**
-   * Memory as a Kubernetes quantity, e.g. "256Mi".
-   */
-  memory?: string;
-  /**
-   * Local ephemeral storage as a Kubernetes quantity, e.g. "1Gi".
-   */
-  'ephemeral-storage'?: string;
-}
-/**
  * User and groups the backup Pod runs as, for data it could not read otherwise (a database's files are often mode 0600 of its own uid). Each field defaults to 65532, the image's non-root user. The Pod stays within the "restricted" Pod Security Standard: runAsNonRoot, seccomp RuntimeDefault, no privilege escalation, all capabilities dropped.
  */
 export interface BackupPodSecurityContext {
   /**
    * UID of the backup process, e.g. the owner of the source volume's files. Root (0) is refused: the Pod runs with runAsNonRoot.
+   *
+   * @minimum 1
+   * @maximum 2147483647
    */
   runAsUser?: number;
   /**
    * Primary GID of the backup process.
+   *
+   * @minimum 0
+   * @maximum 2147483647
    */
   runAsGroup?: number;
   /**
    * Supplementary group that owns the writable volumes (destination, TLS Secret); also added to the process's groups.
+   *
+   * @minimum 0
+   * @maximum 2147483647
    */
   fsGroup?: number;
   /**
@@ -222,11 +273,11 @@ export interface BackupPodSecurityContext {
   /**
    * Additional GIDs of the backup process, e.g. the group that may read the source volume's files.
    *
-   * @maxItems 32
+   * Items: A GID. (minimum 0, maximum 2147483647)
    *
-   * Items: A GID.
+   * @maxItems 32
    */
-  supplementalGroups?: number[];
+  supplementalGroups?: readonly number[];
 }
 /**
  * Observed state, written only by the controller through the status subresource.
@@ -234,10 +285,14 @@ export interface BackupPodSecurityContext {
 export interface BackupScheduleStatus {
   /**
    * metadata.generation the controller last acted on.
+   *
+   * @minimum 0
    */
   observedGeneration?: number;
   /**
    * Name of the child CronJob.
+   *
+   * @maxLength 52
    */
   cronJobName?: string;
   /**
@@ -265,6 +320,8 @@ export interface BackupScheduleStatus {
 export interface Condition {
   /**
    * Type of the condition in CamelCase, e.g. Ready.
+   *
+   * @maxLength 316
    */
   type: string;
   /**
@@ -273,14 +330,21 @@ export interface Condition {
   status: 'True' | 'False' | 'Unknown';
   /**
    * Programmatic identifier of the reason for the last transition, in CamelCase.
+   *
+   * @minLength 1
+   * @maxLength 1024
    */
   reason: string;
   /**
    * Human-readable details of the last transition.
+   *
+   * @maxLength 32768
    */
   message: string;
   /**
    * metadata.generation of the BackupSchedule the condition was set from.
+   *
+   * @minimum 0
    */
   observedGeneration?: number;
   /**

@@ -9,6 +9,7 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { API_REFERENCE_PATH, withApiReference } from './api-reference.ts';
 import { backupScheduleSchema, type SchemaNode } from './schema.ts';
 import { backupScheduleV1Schema } from './schema-v1.ts';
+import { forTypeScript } from './typescript-schema.ts';
 import { GENERATED_V1_VALIDATOR_PATH, GENERATED_VALIDATOR_PATH, generateSchemaValidator } from './schema-validator.ts';
 
 /** Where the generated types live, relative to the repository root. */
@@ -22,31 +23,18 @@ const banner = (source: string): string => `/* eslint-disable */
  */
 import type { ObjectMeta } from '../src/kube/object.ts';`;
 
-/**
- * A copy of the schema whose descriptions end with `@default <value>` where the schema has a default
- * (json-schema-to-typescript prints only the description), so editors show users what they get when
- * they leave a field out.
- */
-function withDefaultTags(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withDefaultTags);
-  if (node === null || typeof node !== 'object') return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(node)) out[key] = key === 'default' || key === 'enum' ? structuredClone(child) : withDefaultTags(child);
-  if (out['default'] !== undefined && typeof out['description'] === 'string') {
-    out['description'] = `${out['description']}\n\n@default ${JSON.stringify(out['default'])}`;
-  }
-  return out;
-}
-
 /** The TypeScript source of the BackupSchedule types (default: v1alpha1's). Deterministic for a given schema. */
 export async function generateTypes(from: SchemaNode = backupScheduleSchema, source = 'src/api/schema.ts'): Promise<string> {
-  // compile() mutates and annotates its input: hand it a copy.
-  const schema = withDefaultTags(from) as JSONSchema;
+  // A copy (compile() mutates and annotates its input) with bounds and defaults in the JSDoc, one
+  // interface per title and readonly lists in spec (see typescript-schema.ts).
+  const schema = forTypeScript(from) as JSONSchema;
   return compile(schema, 'BackupSchedule', {
     bannerComment: banner(source),
     additionalProperties: false,
     strictIndexSignatures: true,
     unreachableDefinitions: false,
+    // Length bounds are JSDoc and the validator's: a tuple union accepts no string[] (nor an empty list's clear error).
+    ignoreMinAndMaxItems: true,
     format: true,
     style: { singleQuote: true, printWidth: 110 },
   });

@@ -3,8 +3,8 @@ import type { Construct } from 'constructs';
 import { GROUP_VERSION, GROUP_VERSION_V1, KIND, type ServedGroupVersion } from '../api/constants.ts';
 import type { BackupSchedule as BackupScheduleObject, BackupScheduleSpec, v1 } from '../api/index.ts';
 import { validateAnyVersion } from '../api/validate.ts';
-import type { CronJob } from '../pure/cron-job.ts';
-import { previewCronJob, type PreviewOptions } from '../pure/preview.ts';
+import type { CronJob } from './cron-job-types.ts';
+import { previewCronJob, type PreviewOptions } from './preview.ts';
 
 /** The manifest and spec types of each served version, by `apiVersion`. */
 export interface BackupScheduleVersions {
@@ -15,12 +15,13 @@ export interface BackupScheduleVersions {
 }
 
 /** Props of the BackupSchedule construct; `V` is the `apiVersion` it is written in. */
-export interface BackupScheduleProps<V extends ServedGroupVersion = typeof GROUP_VERSION> {
+export interface BackupScheduleProps<V extends ServedGroupVersion = typeof GROUP_VERSION_V1> {
   /**
    * The API version the BackupSchedule is written in, and so the type of `spec`: `kubelings.dev/v1`
-   * (grandfather-father-son retention, `source.type`) is the one the CRD stores and the one to start
-   * new schedules with; the API server converts between the two either way.
-   * @default 'kubelings.dev/v1alpha1' (so apps written before v1 synthesize the same bytes)
+   * (grandfather-father-son retention, `source.type`), the one the CRD stores, unless you ask for
+   * `kubelings.dev/v1alpha1` (`GROUP_VERSION`), which kube-apiserver serves through the operator's
+   * conversion webhook; the API server converts between the two either way.
+   * @default 'kubelings.dev/v1' (0.2.0 defaulted to v1alpha1: pass `apiVersion: 'kubelings.dev/v1alpha1'` to keep writing it)
    */
   readonly apiVersion?: V;
   /**
@@ -37,15 +38,15 @@ export interface BackupScheduleProps<V extends ServedGroupVersion = typeof GROUP
 }
 
 /**
- * A BackupSchedule for your own cdk8s app, in `kubelings.dev/v1alpha1` (the default) or, with
- * `apiVersion: 'kubelings.dev/v1'`, in v1. At synth time (`cdk8s synth`, `app.synth()`,
+ * A BackupSchedule for your own cdk8s app, in `kubelings.dev/v1` (the default) or, with
+ * `apiVersion: 'kubelings.dev/v1alpha1'`, in v1alpha1. At synth time (`cdk8s synth`, `app.synth()`,
  * `Testing.synth`) it is checked in its own version by the validator the controller runs, so a bad
  * spec fails the synth with the field and the problem (`spec.retention.keepLast: must be <= 1000`)
  * instead of failing at sync time.
  */
-export class BackupSchedule<V extends ServedGroupVersion = typeof GROUP_VERSION> extends ApiObject {
+export class BackupSchedule<V extends ServedGroupVersion = typeof GROUP_VERSION_V1> extends ApiObject {
   public constructor(scope: Construct, id: string, props: BackupScheduleProps<V>) {
-    super(scope, id, { apiVersion: props.apiVersion ?? GROUP_VERSION, kind: KIND, metadata: props.metadata, spec: props.spec });
+    super(scope, id, { apiVersion: props.apiVersion ?? GROUP_VERSION_V1, kind: KIND, metadata: props.metadata, spec: props.spec });
     // At synth, not here: metadata and JSON patches added after construction are checked too.
     this.node.addValidation({ validate: () => validateAnyVersion(this.toJson()).map((error) => error.message) });
   }

@@ -1,7 +1,7 @@
 /**
- * The package's entry point (`import { BackupSchedule } from 'backupschedule-operator'`): what teams
- * need to write BackupSchedules in their own cdk8s apps, in either served version, without the
- * operator's runtime.
+ * The package's entry point (`import { BackupSchedule } from 'backupschedule-operator'`, or `require`):
+ * what teams need to write BackupSchedules in their own cdk8s apps, in either served version, without
+ * the operator's runtime. Every type it exports is declared in this package (no optional dependency).
  */
 export { BackupSchedule, type BackupScheduleProps, type BackupScheduleVersions } from './backup-schedule.ts';
 export type {
@@ -23,6 +23,24 @@ export { GROUP_VERSION, GROUP_VERSION_V1, KIND, SERVED_GROUP_VERSIONS, type Serv
 export { SPEC_DEFAULTS } from '../api/defaults.ts';
 export { validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1, isV1, type FieldError } from '../api/validate.ts';
 export { toV1, toV1alpha1, ConversionError, RETENTION_ANNOTATION } from '../conversion/backupschedule-conversion.ts';
-export { previewCronJob, PREVIEW_UID, type PreviewOptions } from '../pure/preview.ts';
-export { withServerDefaults, serverDefaultsOf, type ServerDefault } from '../pure/server-defaults.ts';
-export type { CronJob, BuildOptions } from '../pure/cron-job.ts';
+export { previewCronJob, PREVIEW_UID, type PreviewOptions, withServerDefaults, serverDefaultsOf, type ServerDefault } from './preview.ts';
+export type {
+  CronJob,
+  CronJobSpec,
+  CronJobObjectMeta,
+  CronJobOwnerReference,
+  JobTemplateSpec,
+  JobSpec,
+  PodFailurePolicy,
+  PodFailurePolicyRule,
+  PodTemplateSpec,
+  PodSpec,
+  PodSecurityContext,
+  Container,
+  ResourceRequirements,
+  SecurityContext,
+  VolumeMount,
+  Volume,
+} from './cron-job-types.ts';
+/** @deprecated Use {@link PreviewOptions} (the same options; `namespace` applies to previews only). */
+export type { PreviewOptions as BuildOptions } from './preview.ts';

@@ -41,7 +41,7 @@ import { BackupSchedule } from 'backupschedule-operator';
 
 const app = new App({ outdir: 'dist' });
 const chart = new Chart(app, 'backups', { namespace: 'team-a', disableResourceNameHashes: true });
-const schedule = new BackupSchedule(chart, 'nightly', { metadata: { name: 'nightly' }, spec: ${SPEC} });
+const schedule = new BackupSchedule(chart, 'nightly', { apiVersion: 'kubelings.dev/v1alpha1', metadata: { name: 'nightly' }, spec: ${SPEC} });
 app.synth();
 console.log(JSON.stringify({ manifests: Testing.synth(chart), cronJob: schedule.toCronJob() }));
 `;
@@ -120,9 +120,9 @@ describe('the packed package in a scratch cdk8s app', () => {
     writeFileSync(
       join(app, 'typed.ts'),
       `import { Chart, Testing } from 'cdk8s';
-import { BackupSchedule, GROUP_VERSION_V1, type BackupScheduleSpec, type CronJob, type v1 } from 'backupschedule-operator';
+import { BackupSchedule, GROUP_VERSION, GROUP_VERSION_V1, type BackupScheduleSpec, type CronJob, type v1 } from 'backupschedule-operator';
 const spec: BackupScheduleSpec = ${SPEC.replace('KEEP', '7')};
-const schedule = new BackupSchedule(new Chart(Testing.app(), 'c'), 'x', { spec });
+const schedule = new BackupSchedule(new Chart(Testing.app(), 'c'), 'x', { apiVersion: GROUP_VERSION, spec });
 const job: CronJob = schedule.toCronJob();
 export const image: string | undefined = job.spec?.jobTemplate.spec?.template.spec?.containers[0]?.image;
 // @ts-expect-error keepLast is a number: the types really come from the package.
@@ -130,8 +130,8 @@ export const bad: BackupScheduleSpec = { ...spec, retention: { keepLast: 'seven'
 const specV1: v1.BackupScheduleSpec = ${SPEC_V1.replace('DAILY', '7')};
 const gfs = new BackupSchedule(new Chart(Testing.app(), 'v'), 'gfs', { apiVersion: GROUP_VERSION_V1, spec: specV1 });
 export const sourceType: 'Etcd' | 'PersistentVolumeClaim' = gfs.toBackupSchedule().spec.source.type;
-// @ts-expect-error the default version, v1alpha1, has no grandfather-father-son rules.
-new BackupSchedule(new Chart(Testing.app(), 'w'), 'alpha', { spec: { ...spec, retention: { keepDaily: 7 } } });
+// @ts-expect-error v1alpha1 has no grandfather-father-son rules.
+new BackupSchedule(new Chart(Testing.app(), 'w'), 'alpha', { apiVersion: GROUP_VERSION, spec: { ...spec, retention: { keepDaily: 7 } } });
 `,
     );
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: true, types: [] }, files: ['typed.ts'] }));
