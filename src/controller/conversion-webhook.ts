@@ -13,7 +13,7 @@
  * kube-apiserver calls webhooks with, retries that up to 10 times); one object is parsed at a time,
  * within {@link DEFAULT_OBJECT_LIMITS}.
  */
-import { once } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CONVERSION_WEBHOOK_PATH } from '../conversion/index.ts';
 import { ByteBudget } from '../runtime/byte-budget.ts';
@@ -33,11 +33,12 @@ export const DEFAULT_MAX_REVIEW_BYTES = 32 * MiB;
 
 /**
  * Bytes all reviews in flight may hold together: a review holds its body and its answer (about as
- * large), so one review of {@link DEFAULT_MAX_REVIEW_BYTES} takes 64 MiB of it. Measured with the
- * controller's V8 flags (docs/webhook-hardening.md): under three concurrent 31.5 MiB reviews, repeated,
- * the controller's peak RSS stays near 200 MiB, under the Deployment's 320Mi limit.
+ * large), so a review of {@link DEFAULT_MAX_REVIEW_BYTES} takes all of it, and reviews that large are
+ * answered one at a time (the next gets 429; kube-apiserver's client retries it a second later). With
+ * the controller's V8 flags, three concurrent 31.5 MiB reviews, repeated, peak at ~190 MiB RSS against
+ * 530 MiB and a crash before (the Deployment's limit is 320Mi; docs/webhook-hardening.md).
  */
-export const DEFAULT_BUDGET_BYTES = 96 * MiB;
+export const DEFAULT_BUDGET_BYTES = 64 * MiB;
 
 /**
  * Bounds of one object, checked on its bytes before it is parsed (V8 spends 60-90 bytes of heap on each
@@ -74,6 +75,17 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers }).end(`${message}\n`);
 }
 
+/** Resolves at the first of `events` on `emitter`, leaving no listener behind (a long answer waits for many drains). */
+function firstOf(emitter: EventEmitter, events: readonly string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      for (const event of events) emitter.off(event, done);
+      resolve();
+    };
+    for (const event of events) emitter.on(event, done);
+  });
+}
+
 /**
  * Writes `chunks` with the socket's backpressure, dropping each once written (the last with `end`, so
  * a small answer leaves in one write); stops when the connection closes.
@@ -81,7 +93,7 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
 async function writeAll(res: ServerResponse, chunks: Buffer[]): Promise<void> {
   for (let chunk = chunks.shift(); chunk !== undefined && !res.destroyed; chunk = chunks.shift()) {
     if (chunks.length === 0) return void res.end(chunk);
-    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(chunk)) await firstOf(res, ['drain', 'close']);
   }
   res.end();
 }
@@ -100,7 +112,7 @@ export function conversionWebhookHandler(options: ConversionWebhookOptions = {})
     // Retry-After. The request timeout bounds how long that may take.
     if (!req.complete) {
       req.resume();
-      await Promise.race([once(req, 'end'), once(req, 'close')]);
+      await firstOf(req, ['end', 'close']);
     }
     if (!res.destroyed) plain(res, 429, `${message}; retry later`, { 'Retry-After': '1' });
   };
@@ -123,7 +135,7 @@ export function conversionWebhookHandler(options: ConversionWebhookOptions = {})
     });
     // The answer is about as large as the body: taken with it, so a review admitted rarely runs out midway.
     let answerAllowance = 0;
-    let body: Buffer;
+    let body: Buffer | undefined;
     try {
       body = await readRequestBody(req, limit, (bytes) => {
         if (!lease.tryTake(2 * bytes)) return false;
@@ -144,6 +156,8 @@ export function conversionWebhookHandler(options: ConversionWebhookOptions = {})
       return true;
     };
     const outcome = await answerReviewBody(body, { limits, take, pace: timeSlicer(sliceMs, options.now), abandoned: () => closed });
+    // Not needed while the answer is written (to a slow reader, maybe): let it go.
+    body = undefined;
     switch (outcome.kind) {
       case 'abandoned':
         return;
