@@ -21,7 +21,9 @@ export const HOLE_GRANULE = 4096;
  */
 export const MAX_SEGMENTS = 65_536;
 const SCAN_CHUNK = 1 << 20;
-const ZERO_GRANULE = Buffer.alloc(HOLE_GRANULE);
+/** One chunk of zeros: a chunk that is all hole is skipped with one memcmp instead of 256. */
+const ZERO_CHUNK = Buffer.alloc(SCAN_CHUNK);
+const ZERO_GRANULE = ZERO_CHUNK.subarray(0, HOLE_GRANULE);
 
 /** One data segment: bytes [offset, offset + length) of the file. */
 export interface Segment {
@@ -46,6 +48,10 @@ export async function findDataSegments(file: FileHandle, size: number): Promise<
     const { bytesRead } = await file.read(buf, 0, Math.min(SCAN_CHUNK, size - position), position);
     // Shrank while scanned: the rest is not data; the caller's before/after stat marks the file changed.
     if (bytesRead === 0) break;
+    if (buf.subarray(0, bytesRead).equals(ZERO_CHUNK.subarray(0, bytesRead))) {
+      position += bytesRead;
+      continue;
+    }
     for (let at = 0; at < bytesRead; at += HOLE_GRANULE) {
       const end = Math.min(at + HOLE_GRANULE, bytesRead);
       const granule = buf.subarray(at, end);
