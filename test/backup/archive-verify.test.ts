@@ -4,7 +4,8 @@
  * sparse map that does not match its entry, a truncated tar, and headers that decode to other metadata
  * than the runner read from the volume.
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
@@ -82,4 +83,23 @@ describe('verifyArchive', () => {
     await expect(verifyArchive(write(gzipSync(whole)))).rejects.toThrow(ArchiveInvalidError);
     await expect(verifyArchive(write(gzipSync(whole)))).rejects.toThrow(/truncated/);
   });
+
+  it('accepts what GNU tar writes (posix format with a sparse file, and its default gnu format)', async () => {
+    const root = tempDir('bks-verify-');
+    const source = join(root, 'src');
+    mkdirSync(join(source, 'd'), { recursive: true });
+    writeFileSync(join(source, 'd', `${'n'.repeat(150)}.txt`), 'long name');
+    const fd = openSync(join(source, 'sparse.img'), 'w');
+    ftruncateSync(fd, 16 << 20);
+    writeSync(fd, 'data', 8 << 20);
+    closeSync(fd);
+    for (const format of ['posix', 'gnu']) {
+      const archive = join(root, `${format}.tar.gz`);
+      execFileSync('tar', [`--format=${format}`, '--sparse', '-czf', archive, '-C', source, '.']);
+      if (format === 'posix') await expect(verifyArchive(archive)).resolves.toMatchObject({ entries: 4 });
+      // GNU format stores a sparse file as its own entry type ('S'), which the runner never writes.
+      else await expect(verifyArchive(archive)).rejects.toThrow(/entry type "S"/);
+    }
+  });
 });
+
