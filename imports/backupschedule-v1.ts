@@ -5,7 +5,7 @@
 import type {ObjectMeta} from '../src/kube/object.ts';
 
 /**
- * BackupSchedule backs up etcd or a PersistentVolumeClaim on a cron schedule into a PersistentVolumeClaim, keeping backups by grandfather-father-son rules. The operator reconciles each BackupSchedule into a CronJob of the same namespace.
+ * BackupSchedule backs up etcd or a PersistentVolumeClaim on a cron schedule into a PersistentVolumeClaim or an S3 bucket, keeping backups by grandfather-father-son rules. The operator reconciles each BackupSchedule into a CronJob of the same namespace.
  */
 export interface BackupSchedule {
   /**
@@ -58,9 +58,13 @@ export interface BackupScheduleSpec {
    */
   source: BackupSource;
   /**
-   * Where backups are written.
+   * Where backups are written: a union; type names the one member that is set (PersistentVolumeClaim: persistentVolumeClaim, ObjectStore: objectStore).
    */
   destination: BackupDestination;
+  /**
+   * Encrypt every backup with age (age-encryption.org) to these recipients before it leaves the Pod. The cluster holds public keys only: neither the destination's credentials nor the cluster can read the backups; the matching identities (secret keys) decrypt them.
+   */
+  encryption?: BackupEncryption;
   /**
    * Which backups to keep after each successful backup, as restic forget does: a backup is kept if any rule keeps it. At least one rule; left out entirely, keepLast 7.
    *
@@ -176,13 +180,23 @@ export interface PersistentVolumeClaimSource {
   claimName: string;
 }
 /**
- * Where backups are written.
+ * Where backups are written: a union; type names the one member that is set (PersistentVolumeClaim: persistentVolumeClaim, ObjectStore: objectStore).
  */
 export interface BackupDestination {
   /**
+   * Which member of the union is set: PersistentVolumeClaim (the default) or ObjectStore.
+   *
+   * @default "PersistentVolumeClaim"
+   */
+  type?: 'PersistentVolumeClaim' | 'ObjectStore';
+  /**
    * A PersistentVolumeClaim that receives the backups.
    */
-  persistentVolumeClaim: PersistentVolumeClaimDestination;
+  persistentVolumeClaim?: PersistentVolumeClaimDestination;
+  /**
+   * An S3 (or S3-compatible) bucket that receives the backups, written by the backup Pod with the credentials of credentialsSecretName. Objects are named <prefix>/<schedule>-<yyyymmddThhmmssZ>.<db|tar>.zst[.age], each with a .sha256 sidecar.
+   */
+  objectStore?: ObjectStoreDestination;
 }
 /**
  * A PersistentVolumeClaim that receives the backups.
@@ -201,6 +215,72 @@ export interface PersistentVolumeClaimDestination {
    * @maxLength 1024
    */
   path?: string;
+}
+/**
+ * An S3 (or S3-compatible) bucket that receives the backups, written by the backup Pod with the credentials of credentialsSecretName. Objects are named <prefix>/<schedule>-<yyyymmddThhmmssZ>.<db|tar>.zst[.age], each with a .sha256 sidecar.
+ */
+export interface ObjectStoreDestination {
+  /**
+   * Bucket name (S3 naming rules: 3-63 characters of a-z, 0-9, "." and "-", starting and ending with a letter or digit, no "..", not an IP address).
+   *
+   * @minLength 3
+   * @maxLength 63
+   */
+  bucket: string;
+  /**
+   * Key prefix inside the bucket, e.g. "prod/etcd": relative (no leading "/"), without "." or ".." segments. Defaults to the bucket's top level.
+   *
+   * @maxLength 512
+   */
+  prefix?: string;
+  /**
+   * URL of an S3-compatible server (scheme, host, optional port), e.g. "https://minio.storage:9000"; https:// unless allowHttp is true. Unset: AWS S3 of the region. The operator's --allowed-backup-endpoints may restrict which endpoints are accepted.
+   *
+   * @maxLength 256
+   */
+  endpoint?: string;
+  /**
+   * Allow a plain http:// endpoint: the credentials' signatures and the backups (unless encrypted) cross the network in clear. Default false.
+   */
+  allowHttp?: boolean;
+  /**
+   * Region of the bucket, e.g. "eu-central-1". Unset: us-east-1 (S3-compatible servers mostly ignore it).
+   *
+   * @maxLength 64
+   */
+  region?: string;
+  /**
+   * Address the bucket as https://endpoint/bucket instead of https://bucket.endpoint (most S3-compatible servers need it). Default false.
+   */
+  forcePathStyle?: boolean;
+  /**
+   * Secret in the BackupSchedule's namespace with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and optionally AWS_SESSION_TOKEN), passed to the backup container as environment variables; the operator never reads it.
+   *
+   * @minLength 1
+   * @maxLength 253
+   */
+  credentialsSecretName: string;
+  /**
+   * Secret in the BackupSchedule's namespace whose ca.crt (PEM) is trusted for the endpoint besides the system CAs, for a private CA; mounted read-only.
+   *
+   * @minLength 1
+   * @maxLength 253
+   */
+  caSecretName?: string;
+}
+/**
+ * Encrypt every backup with age (age-encryption.org) to these recipients before it leaves the Pod. The cluster holds public keys only: neither the destination's credentials nor the cluster can read the backups; the matching identities (secret keys) decrypt them.
+ */
+export interface BackupEncryption {
+  /**
+   * age X25519 public keys (age1…, as age-keygen prints them), 1 to 16; any one matching identity decrypts a backup.
+   *
+   * Items: One age X25519 recipient, e.g. "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p". (minLength 62, maxLength 62)
+   *
+   * @minItems 1
+   * @maxItems 16
+   */
+  ageRecipients: readonly string[];
 }
 /**
  * Which backups to keep after each successful backup, as restic forget does: a backup is kept if any rule keeps it. At least one rule; left out entirely, keepLast 7.
