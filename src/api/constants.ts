@@ -34,3 +34,12 @@ export const RETENTION_ANNOTATION = `${API_GROUP}/v1-retention`;
  * held (cut to 1 KiB) and why it was dropped, as JSON `{"rejected": "<text>", "reason": "<problems>"}`.
  */
 export const RETENTION_REJECTED_ANNOTATION = `${API_GROUP}/v1-retention-rejected`;
+/**
+ * The annotation that carries a v1 `spec.destination` v1alpha1 cannot express (an object store, as
+ * JSON) through v1alpha1; conversion (src/conversion) owns it, as {@link RETENTION_ANNOTATION}.
+ */
+export const DESTINATION_ANNOTATION = `${API_GROUP}/v1-destination`;
+/** The annotation that carries v1's `spec.encryption` (JSON) through v1alpha1, which has no such field. */
+export const ENCRYPTION_ANNOTATION = `${API_GROUP}/v1-encryption`;
+/** Where conversion reports a carried annotation it rejected: the annotation's key plus `-rejected`. */
+export const rejectedAnnotationOf = (annotation: string): string => `${annotation}-rejected`;

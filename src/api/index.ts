@@ -14,6 +14,9 @@ export {
   GROUP_VERSION_V1,
   KIND,
   PLURAL,
+  DESTINATION_ANNOTATION,
+  ENCRYPTION_ANNOTATION,
+  rejectedAnnotationOf,
   RETENTION_ANNOTATION,
   RETENTION_REJECTED_ANNOTATION,
   SERVED_GROUP_VERSIONS,
@@ -22,8 +25,8 @@ export {
   SINGULAR,
 } from './constants.ts';
 export { backupScheduleSchema, type SchemaNode } from './schema.ts';
-export { backupScheduleV1Schema, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
+export { backupScheduleV1Schema, DEFAULT_DESTINATION_TYPE, DESTINATION_TYPES, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
 export { toCrdOpenApiSchema } from './crd-schema.ts';
 export { SPEC_DEFAULTS } from './defaults.ts';
 export { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
-export { isV1, retentionAnnotationProblems, validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1, type FieldError } from './validate.ts';
+export { CARRIED_FIELDS, type CarriedField, carriedFieldProblems, isV1, retentionAnnotationProblems, validateAnyVersion, validateBackupSchedule, validateBackupScheduleV1, type FieldError } from './validate.ts';

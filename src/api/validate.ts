@@ -3,7 +3,7 @@ import { validateSchema as validateV1Schema } from '../../imports/backupschedule
 import { validateSchema } from '../../imports/backupschedule-validator.js';
 import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
 import type { AnyBackupSchedule, v1 } from './index.ts';
-import { GROUP_VERSION, GROUP_VERSION_V1, KIND, RETENTION_ANNOTATION } from './constants.ts';
+import { DESTINATION_ANNOTATION, ENCRYPTION_ANNOTATION, GROUP_VERSION, GROUP_VERSION_V1, KIND, RETENTION_ANNOTATION } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
 import { enumProblem, quantityHint, timeZoneHint, unknownFieldHint } from './error-hints.ts';
 import { quantityProblem, resourcesErrors } from './resources.ts';
@@ -96,7 +96,7 @@ const fieldError = (field: string, problem: string): FieldError => ({ field, mes
  * an empty array means valid.
  */
 export function validateBackupSchedule(obj: unknown): FieldError[] {
-  return [...validateVersion(obj, V1ALPHA1), ...retentionAnnotationErrors(obj)];
+  return [...validateVersion(obj, V1ALPHA1), ...carriedAnnotationErrors(obj)];
 }
 
 /** What one API version validates with: its precompiled schema check, its CEL rules, its apiVersion. */
@@ -131,37 +131,58 @@ export function isV1(schedule: AnyBackupSchedule): schedule is v1.BackupSchedule
 export function validateAnyVersion(obj: unknown): FieldError[] {
   const apiVersion = obj !== null && typeof obj === 'object' ? (obj as Record<string, unknown>)['apiVersion'] : undefined;
   if (apiVersion === GROUP_VERSION_V1) return validateVersion(obj, V1);
-  return [...validateVersion(obj, V1ALPHA1), ...retentionAnnotationErrors(obj)].map((e) =>
+  return [...validateVersion(obj, V1ALPHA1), ...carriedAnnotationErrors(obj)].map((e) =>
     e.field === 'apiVersion' ? fieldError('apiVersion', `must be one of "${GROUP_VERSION}", "${GROUP_VERSION_V1}", got ${JSON.stringify(apiVersion)}`) : e,
   );
 }
 
 /**
- * The problems of the text of a {@link RETENTION_ANNOTATION} annotation, each `<rule>: <problem>`
- * (`keepWeekly: must be >= 1`): not JSON, not an object, or not a valid v1 `spec.retention` by v1's
- * schema and CEL rule. Empty when conversion may restore it (src/conversion).
+ * The v1 spec fields conversion carries through v1alpha1 in an annotation (src/conversion), each with
+ * its key and what a value that is no JSON object is told.
  */
-export function retentionAnnotationProblems(text: string): string[] {
-  let retention: unknown;
+export const CARRIED_FIELDS = {
+  retention: { annotation: RETENTION_ANNOTATION, notAnObject: 'must be a JSON object of v1 retention rules' },
+  destination: { annotation: DESTINATION_ANNOTATION, notAnObject: 'must be a JSON object: a v1 spec.destination' },
+  encryption: { annotation: ENCRYPTION_ANNOTATION, notAnObject: 'must be a JSON object: a v1 spec.encryption' },
+} as const;
+
+/** A v1 spec field conversion carries through v1alpha1 in an annotation. */
+export type CarriedField = keyof typeof CARRIED_FIELDS;
+
+/**
+ * The problems of the text of a carried annotation (see {@link CARRIED_FIELDS}), each `<path>: <problem>`
+ * relative to the field (`keepWeekly: must be >= 1`, `objectStore.bucket: …`): not JSON, not an object,
+ * or not a valid v1 `spec.<field>` by v1's schema and CEL rules, the checks the API server would make of
+ * a v1 write. Empty when conversion may restore it (src/conversion).
+ */
+export function carriedFieldProblems(field: CarriedField, text: string): string[] {
+  let value: unknown;
   try {
-    retention = JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     return [`is not JSON: ${(err as Error).message}`];
   }
-  if (retention === null || typeof retention !== 'object' || Array.isArray(retention)) return ['must be a JSON object of v1 retention rules'];
-  // The v1 checks of one node: a v1 object holding only this retention, its errors below spec.retention.
-  const probe = { apiVersion: GROUP_VERSION_V1, kind: KIND, metadata: { name: 'retention' }, spec: { retention } };
-  const prefix = 'spec.retention';
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [CARRIED_FIELDS[field].notAnObject];
+  // The v1 checks of one node: a v1 object holding only this field, its errors at or below spec.<field>.
+  const probe = { apiVersion: GROUP_VERSION_V1, kind: KIND, metadata: { name: field }, spec: { [field]: value } };
+  const prefix = `spec.${field}`;
   return validateVersion(probe, V1)
-    .filter((e) => e.field === prefix || e.field.startsWith(`${prefix}.`))
+    .filter((e) => e.field === prefix || e.field.startsWith(`${prefix}.`) || e.field.startsWith(`${prefix}[`))
     .map((e) => e.message.slice(e.field === prefix ? prefix.length + 2 : prefix.length + 1));
 }
 
-/** A v1alpha1 object's {@link RETENTION_ANNOTATION}, when it is set and conversion would reject it, as errors naming the key. */
-function retentionAnnotationErrors(obj: unknown): FieldError[] {
-  const text = at(obj, ['metadata', 'annotations', RETENTION_ANNOTATION]);
-  if (typeof text !== 'string') return [];
-  return retentionAnnotationProblems(text).map((problem) => fieldError(`metadata.annotations.${RETENTION_ANNOTATION}`, problem));
+/** {@link carriedFieldProblems} of the {@link RETENTION_ANNOTATION} text. */
+export function retentionAnnotationProblems(text: string): string[] {
+  return carriedFieldProblems('retention', text);
+}
+
+/** A v1alpha1 object's carried annotations that are set and that conversion would reject, as errors naming the key. */
+function carriedAnnotationErrors(obj: unknown): FieldError[] {
+  return Object.entries(CARRIED_FIELDS).flatMap(([field, { annotation }]) => {
+    const text = at(obj, ['metadata', 'annotations', annotation]);
+    if (typeof text !== 'string') return [];
+    return carriedFieldProblems(field as CarriedField, text).map((problem) => fieldError(`metadata.annotations.${annotation}`, problem));
+  });
 }
 
 /**

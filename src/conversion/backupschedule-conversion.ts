@@ -21,23 +21,39 @@
  *   {@link RETENTION_REJECTED_ANNOTATION}. Conversion cannot fail instead: a Failure answer makes the
  *   object unreadable in every version, for everyone. `backupschedule validate` and the construct report
  *   the same problems as errors of the v1alpha1 object (validateBackupSchedule).
+ * - `spec.destination` of type ObjectStore travels the same way, in {@link DESTINATION_ANNOTATION}; v1alpha1
+ *   then reads `destination: {}` (no claim), which v1alpha1 itself refuses: an old reader stops rather
+ *   than back up elsewhere, and a v1alpha1 client cannot write the object back without choosing a claim.
+ *   Going up it is restored only while v1alpha1's destination still has no claim (a claim set since wins).
+ *   A claim destination's `type` is dropped going down and derived going up, like the source's.
+ * - `spec.encryption` travels in {@link ENCRYPTION_ANNOTATION} and is restored whenever valid. A rejected
+ *   one fails closed: v1 gets `suspend: true` (and the report), since running the schedule would write
+ *   backups unencrypted that its author asked to be encrypted.
+ * Every carried annotation is checked the same way as the retention one (carriedFieldProblems: v1's schema
+ * and CEL rules), and a rejection is reported in `<key>-rejected` (rejectedAnnotationOf).
  * Everything else (metadata, status, the other spec fields, fields unknown to both) is passed through.
- * The annotation key is reserved: conversion owns it in both directions.
+ * The annotation keys are reserved: conversion owns them in both directions.
  */
 import {
+  CARRIED_FIELDS,
+  type CarriedField,
+  carriedFieldProblems,
+  DESTINATION_ANNOTATION,
+  DESTINATION_TYPES,
+  ENCRYPTION_ANNOTATION,
   GROUP_VERSION,
   GROUP_VERSION_V1,
   KIND,
   RETENTION_ANNOTATION,
   RETENTION_REJECTED_ANNOTATION,
+  rejectedAnnotationOf,
   RETENTION_RULES,
-  retentionAnnotationProblems,
   SOURCE_TYPES,
   type BackupSchedule,
   type v1,
 } from '../api/index.ts';
 
-export { RETENTION_ANNOTATION, RETENTION_REJECTED_ANNOTATION };
+export { DESTINATION_ANNOTATION, ENCRYPTION_ANNOTATION, RETENTION_ANNOTATION, RETENTION_REJECTED_ANNOTATION };
 
 /** How much of a rejected annotation {@link RETENTION_REJECTED_ANNOTATION} keeps: the copy must not push the object past the API server's 256 KiB of annotations. */
 export const REJECTED_TEXT_MAX = 1024;
@@ -101,39 +117,83 @@ function projectedKeepLast(retention: Json): unknown {
   return hasGfsRules(retention) ? KEEP_LAST_MAX : retention['keepLast'];
 }
 
-function specToV1alpha1(spec: Json): { spec: Json; annotation: string | undefined } {
+/**
+ * How one v1 spec field travels through v1alpha1 in its annotation (CARRIED_FIELDS names the key):
+ * `down` gives v1alpha1's value of the field and the v1 value to carry (undefined: nothing to carry);
+ * `current` says whether v1alpha1's value is still what `down` wrote for `carried`, i.e. no v1alpha1
+ * client has since meant something else; `onRejected` is what v1 gets when the annotation is invalid.
+ */
+interface Carrier {
+  readonly down: (value: unknown) => { readonly alpha: unknown; readonly carried: Json | undefined };
+  readonly current: (alpha: unknown, carried: Json) => boolean;
+  readonly onRejected?: (spec: Json) => Json;
+}
+
+const CARRIERS: Readonly<Record<CarriedField, Carrier>> = {
+  retention: {
+    down: (retention) => (isObject(retention) && hasGfsRules(retention) ? { alpha: { keepLast: projectedKeepLast(retention) }, carried: retention } : { alpha: retention, carried: undefined }),
+    current: (alpha, carried) => isObject(alpha) && Object.keys(alpha).length === 1 && projectedKeepLast(carried) === alpha['keepLast'],
+  },
+  destination: {
+    down: (destination) => {
+      if (!isObject(destination)) return { alpha: destination, carried: undefined };
+      if (destination['type'] === DESTINATION_TYPES.objectStore || destination['objectStore'] !== undefined) return { alpha: {}, carried: destination };
+      return { alpha: 'type' in destination ? withKey(destination, 'type', undefined) : destination, carried: undefined };
+    },
+    current: (alpha) => !isObject(alpha) || alpha['persistentVolumeClaim'] === undefined,
+  },
+  encryption: {
+    down: (encryption) => ({ alpha: undefined, carried: isObject(encryption) ? encryption : undefined }),
+    current: () => true,
+    // Fail closed: never run unencrypted a schedule whose author asked for encryption.
+    onRejected: (spec) => withKey(spec, 'suspend', true),
+  },
+};
+
+const CARRIED = Object.keys(CARRIERS) as CarriedField[];
+
+function specToV1alpha1(spec: Json): { spec: Json; annotations: Record<string, string | undefined> } {
   let out = spec;
   const source = spec['source'];
   if (isObject(source) && 'type' in source) out = withKey(out, 'source', withKey(source, 'type', undefined));
-  const retention = spec['retention'];
-  if (!isObject(retention) || !hasGfsRules(retention)) return { spec: out, annotation: undefined };
-  return { spec: withKey(out, 'retention', { keepLast: projectedKeepLast(retention) }), annotation: JSON.stringify(retention) };
+  const annotations: Record<string, string | undefined> = {};
+  for (const field of CARRIED) {
+    const value = spec[field];
+    if (value === undefined) {
+      annotations[CARRIED_FIELDS[field].annotation] = undefined;
+      continue;
+    }
+    const { alpha, carried } = CARRIERS[field].down(value);
+    if (alpha !== value) out = withKey(out, field, alpha);
+    annotations[CARRIED_FIELDS[field].annotation] = carried === undefined ? undefined : JSON.stringify(carried);
+  }
+  return { spec: out, annotations };
 }
 
-/** What the annotation going up amounts to: a retention to restore, a rejection to report, or nothing (absent or stale). */
-type Carried = { readonly retention: Json } | { readonly rejected: string } | undefined;
+/** What a carried annotation going up amounts to: a value to restore, a rejection to report, or nothing (absent or stale). */
+type Carried = { readonly value: Json } | { readonly rejected: string } | undefined;
 
-/** The {@link RETENTION_REJECTED_ANNOTATION} value for `text` and its problems: bounded whatever the input's size. */
-function rejection(text: string, problems: readonly string[]): string {
+/** The `-rejected` report for `text` and its problems: bounded whatever the input's size. */
+function rejection(field: CarriedField, text: string, problems: readonly string[]): string {
   const shown = problems.slice(0, REJECTED_PROBLEMS_MAX).map((p) => (p.length > 200 ? `${p.slice(0, 200)}…` : p));
   const more = problems.length - shown.length;
-  const reason = `${RETENTION_ANNOTATION} is not a valid v1 retention, so v1 uses v1alpha1's spec.retention: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  const fallback = field === 'encryption' ? 'so v1 has no spec.encryption and is suspended' : `so v1 uses v1alpha1's spec.${field}`;
+  const reason = `${CARRIED_FIELDS[field].annotation} is not a valid v1 ${field}, ${fallback}: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
   const rejected = text.length > REJECTED_TEXT_MAX ? `${text.slice(0, REJECTED_TEXT_MAX)}… (${text.length} characters)` : text;
   return JSON.stringify({ rejected, reason });
 }
 
 /**
- * The v1 retention the annotation carries, if it is a valid v1 retention and keepLast still reads what
- * conversion wrote; a rejection when it is not a valid v1 retention (whatever keepLast reads: the key is
+ * The v1 value an annotation carries, if it is valid in v1 and v1alpha1's field still reads what
+ * conversion wrote; a rejection when it is not valid in v1 (whatever the field reads: the key is
  * reserved, and what sits there is wrong).
  */
-function carriedRetention(annotation: unknown, alphaRetention: unknown): Carried {
+function carriedValue(field: CarriedField, annotation: unknown, alpha: unknown): Carried {
   if (typeof annotation !== 'string') return undefined;
-  const problems = retentionAnnotationProblems(annotation);
-  if (problems.length > 0) return { rejected: rejection(annotation, problems) };
-  const carried = JSON.parse(annotation) as Json;
-  if (!isObject(alphaRetention) || projectedKeepLast(carried) !== alphaRetention['keepLast'] || Object.keys(alphaRetention).length !== 1) return undefined;
-  return { retention: carried };
+  const problems = carriedFieldProblems(field, annotation);
+  if (problems.length > 0) return { rejected: rejection(field, annotation, problems) };
+  const value = JSON.parse(annotation) as Json;
+  return CARRIERS[field].current(alpha, value) ? { value } : undefined;
 }
 
 /** The v1 discriminator of a v1alpha1 source: the first member present, in schema order. */
@@ -142,12 +202,22 @@ function sourceType(source: Json): string | undefined {
   return undefined;
 }
 
-function specToV1(spec: Json, carried: Carried): Json {
+function specToV1(spec: Json, carried: Readonly<Partial<Record<CarriedField, Carried>>>): Json {
   let out = spec;
   const source = spec['source'];
   const type = isObject(source) ? sourceType(source) : undefined;
   if (isObject(source) && type !== undefined) out = withKey(out, 'source', { type, ...source });
-  return carried !== undefined && 'retention' in carried ? withKey(out, 'retention', carried.retention) : out;
+  const destination = spec['destination'];
+  if (isObject(destination) && destination['persistentVolumeClaim'] !== undefined && !('type' in destination)) {
+    out = withKey(out, 'destination', { type: DESTINATION_TYPES.persistentVolumeClaim, ...destination });
+  }
+  for (const field of CARRIED) {
+    const c = carried[field];
+    if (c === undefined) continue;
+    if ('value' in c) out = withKey(out, field, c.value);
+    else if (CARRIERS[field].onRejected !== undefined) out = CARRIERS[field].onRejected(out);
+  }
+  return out;
 }
 
 /** A v1 BackupSchedule as v1alpha1, with what v1alpha1 cannot express in {@link RETENTION_ANNOTATION}. */
@@ -180,14 +250,21 @@ export function convertBackupSchedule(object: Json, desiredAPIVersion: string): 
   if (from === desiredAPIVersion) return object;
   const spec = object['spec'];
   if (desiredAPIVersion === GROUP_VERSION) {
-    const down = isObject(spec) ? specToV1alpha1(spec) : { spec, annotation: undefined };
-    return withAnnotations(withKey(withKey(object, 'apiVersion', GROUP_VERSION), 'spec', down.spec), { [RETENTION_ANNOTATION]: down.annotation });
+    const down = isObject(spec) ? specToV1alpha1(spec) : { spec, annotations: {} };
+    return withAnnotations(withKey(withKey(object, 'apiVersion', GROUP_VERSION), 'spec', down.spec), down.annotations);
   }
   const metadata = isObject(object['metadata']) ? object['metadata'] : {};
-  const annotation = isObject(metadata['annotations']) ? metadata['annotations'][RETENTION_ANNOTATION] : undefined;
-  const carried = carriedRetention(annotation, isObject(spec) ? spec['retention'] : undefined);
+  const annotations = isObject(metadata['annotations']) ? metadata['annotations'] : {};
+  const carried: Partial<Record<CarriedField, Carried>> = {};
+  const changes: Record<string, string | undefined | typeof KEEP> = {};
+  for (const field of CARRIED) {
+    const { annotation } = CARRIED_FIELDS[field];
+    const c = carriedValue(field, annotations[annotation], isObject(spec) ? spec[field] : undefined);
+    carried[field] = c;
+    changes[annotation] = undefined;
+    // The report stays until the annotation is rejected again (new text), restored (fixed) or removed by a client.
+    changes[rejectedAnnotationOf(annotation)] = c === undefined ? KEEP : 'rejected' in c ? c.rejected : undefined;
+  }
   const up = isObject(spec) ? specToV1(spec, carried) : spec;
-  // The report stays until the annotation is rejected again (new text), restored (fixed) or removed by a client.
-  const report = carried === undefined ? KEEP : 'rejected' in carried ? carried.rejected : undefined;
-  return withAnnotations(withKey(withKey(object, 'apiVersion', GROUP_VERSION_V1), 'spec', up), { [RETENTION_ANNOTATION]: undefined, [RETENTION_REJECTED_ANNOTATION]: report });
+  return withAnnotations(withKey(withKey(object, 'apiVersion', GROUP_VERSION_V1), 'spec', up), changes);
 }

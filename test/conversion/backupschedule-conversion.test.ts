@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateBackupSchedule, validateBackupScheduleV1, type BackupSchedule, type v1 } from '../../src/api/index.ts';
-import { convertBackupSchedule, ConversionError, KEEP_LAST_MAX, REJECTED_TEXT_MAX, RETENTION_ANNOTATION, RETENTION_REJECTED_ANNOTATION, toV1, toV1alpha1 } from '../../src/conversion/index.ts';
+import { convertBackupSchedule, ConversionError, DESTINATION_ANNOTATION, ENCRYPTION_ANNOTATION, KEEP_LAST_MAX, REJECTED_TEXT_MAX, RETENTION_ANNOTATION, RETENTION_REJECTED_ANNOTATION, toV1, toV1alpha1 } from '../../src/conversion/index.ts';
 import { v1alpha1Schedule, v1Schedule } from './schema-arbitrary.ts';
 
 type Json = Record<string, unknown>;
@@ -13,7 +13,14 @@ const deepFreeze = <T>(o: T): T => {
 const alpha = (spec: Json, metadata: Json = { name: 'nightly', namespace: 'team-a', uid: 'u-1' }): BackupSchedule =>
   ({ apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata, spec: { schedule: '0 2 * * *', destination: { persistentVolumeClaim: { claimName: 'backups' } }, ...spec } }) as unknown as BackupSchedule;
 const beta = (spec: Json, metadata: Json = { name: 'nightly', namespace: 'team-a', uid: 'u-1' }): v1.BackupSchedule =>
-  ({ apiVersion: 'kubelings.dev/v1', kind: 'BackupSchedule', metadata, spec: { schedule: '0 2 * * *', destination: { persistentVolumeClaim: { claimName: 'backups' } }, ...spec } }) as unknown as v1.BackupSchedule;
+  ({ apiVersion: 'kubelings.dev/v1', kind: 'BackupSchedule', metadata, spec: { schedule: '0 2 * * *', destination: { type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName: 'backups' } }, ...spec } }) as unknown as v1.BackupSchedule;
+
+/** A v1 object as the API server serves it: destination.type defaulted (a 0.2.0-stored object has none). */
+const defaulted = (o: Json): Json => {
+  const spec = o['spec'] as Json;
+  const destination = spec['destination'] as Json;
+  return 'type' in destination ? o : { ...o, spec: { ...spec, destination: { type: 'PersistentVolumeClaim', ...destination } } };
+};
 
 describe('BackupSchedule conversion between v1alpha1 and v1', () => {
   it.each([
@@ -107,6 +114,66 @@ describe('BackupSchedule conversion between v1alpha1 and v1', () => {
     });
   });
 
+  describe('v1-only destination and encryption (issue 29)', () => {
+    const RECIPIENT = 'age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p';
+    const source = { type: 'Etcd', etcd: { endpoints: ['https://e:2379'] } };
+    const store = { type: 'ObjectStore', objectStore: { bucket: 'acme-backups', prefix: 'prod', endpoint: 'https://minio:9000', forcePathStyle: true, credentialsSecretName: 's3', caSecretName: 'ca' } };
+    const encryption = { ageRecipients: [RECIPIENT] };
+    const rejectedOf = (o: v1.BackupSchedule, key: string): { rejected: string; reason: string } => JSON.parse(o.metadata?.annotations?.[`${key}-rejected`] ?? 'null') as { rejected: string; reason: string };
+
+    it('carries an object store and encryption through v1alpha1 in annotations; v1alpha1 reads no claim', () => {
+      const next = beta({ source, destination: store, encryption }, { name: 'n', uid: 'u', annotations: { team: 'a' } });
+      const old = toV1alpha1(next);
+      expect(old.spec.destination).toEqual({});
+      expect(old.spec).not.toHaveProperty('encryption');
+      expect(old.metadata?.annotations).toEqual({ team: 'a', [DESTINATION_ANNOTATION]: JSON.stringify(store), [ENCRYPTION_ANNOTATION]: JSON.stringify(encryption) });
+      // v1alpha1 cannot name a bucket: its own validation refuses the object rather than guess a claim.
+      expect(validateBackupSchedule(old).map((e) => e.field)).toEqual(['spec.destination.persistentVolumeClaim']);
+      expect(toV1(old)).toEqual(next);
+    });
+
+    it('carries encryption to a claim, and drops the claim destination\'s type going down', () => {
+      const next = beta({ source, encryption });
+      const old = toV1alpha1(next);
+      expect(old.spec.destination).toEqual({ persistentVolumeClaim: { claimName: 'backups' } });
+      expect(validateBackupSchedule(old)).toEqual([]);
+      expect(toV1(old)).toEqual(next);
+    });
+
+    it('lets a claim set through v1alpha1 win over the carried object store, and drops the annotation', () => {
+      const old = toV1alpha1(beta({ source, destination: store }));
+      const edited = { ...old, spec: { ...old.spec, destination: { persistentVolumeClaim: { claimName: 'elsewhere' } } } } as BackupSchedule;
+      const next = toV1(edited);
+      expect(next.spec.destination).toEqual({ type: 'PersistentVolumeClaim', persistentVolumeClaim: { claimName: 'elsewhere' } });
+      expect(next.metadata?.annotations).toBeUndefined();
+    });
+
+    it.each([
+      ['an http endpoint without the opt-in', { ...store, objectStore: { ...store.objectStore, endpoint: 'http://minio:9000' } }, 'objectStore.endpoint: endpoint must use https:// unless allowHttp is true'],
+      ['a bucket with ".."', { ...store, objectStore: { ...store.objectStore, bucket: 'a..b' } }, 'objectStore.bucket: bucket must not contain two adjacent periods'],
+      ['a field v1 does not have', { ...store, objectStore: { ...store.objectStore, secretAccessKey: 'x' } }, 'objectStore.secretAccessKey: is not a known field'],
+      ['an object store without its type', { objectStore: store.objectStore }, 'persistentVolumeClaim: persistentVolumeClaim must be set exactly when type is PersistentVolumeClaim'],
+    ])('rejects a carried destination with %s (it bypassed v1 admission): dropped, reported, v1alpha1\'s destination kept', (_name, destination, problem) => {
+      const old = alpha({ source: { etcd: source.etcd }, destination: {} }, { name: 'n', namespace: 'team-a', uid: 'u', annotations: { [DESTINATION_ANNOTATION]: JSON.stringify(destination) } });
+      expect(validateBackupSchedule(old).map((e) => e.message)).toContain(`metadata.annotations.${DESTINATION_ANNOTATION}: ${problem}`);
+      const next = toV1(old);
+      expect(next.spec.destination).toEqual({});
+      expect(rejectedOf(next, DESTINATION_ANNOTATION).reason).toContain(problem);
+      expect(next.metadata?.annotations).not.toHaveProperty(DESTINATION_ANNOTATION);
+    });
+
+    it('fails closed on a carried encryption it rejects: v1 is suspended rather than back up unencrypted', () => {
+      const typo = `${RECIPIENT.slice(0, 30)}${RECIPIENT[30] === 'q' ? 'p' : 'q'}${RECIPIENT.slice(31)}`;
+      const old = alpha({ source: { etcd: source.etcd } }, { name: 'n', namespace: 'team-a', uid: 'u', annotations: { [ENCRYPTION_ANNOTATION]: JSON.stringify({ ageRecipients: [typo] }) } });
+      expect(validateBackupSchedule(old).map((e) => e.field)).toEqual([`metadata.annotations.${ENCRYPTION_ANNOTATION}`]);
+      const next = toV1(old);
+      expect(next.spec.suspend).toBe(true);
+      expect(next.spec).not.toHaveProperty('encryption');
+      expect(validateBackupScheduleV1(next)).toEqual([]);
+      expect(rejectedOf(next, ENCRYPTION_ANNOTATION).reason).toMatch(/^kubelings\.dev\/v1-encryption is not a valid v1 encryption, so v1 has no spec\.encryption and is suspended: ageRecipients\[0\]: is not a valid age recipient/);
+    });
+  });
+
   it('passes status, metadata and fields it does not know through unchanged, and never mutates its input', () => {
     const status = { observedGeneration: 3, cronJobName: 'nightly', conditions: [{ type: 'Ready', status: 'True', reason: 'CronJobReady', message: '', lastTransitionTime: '2026-11-30T02:00:00Z' }] };
     const old = deepFreeze({ ...alpha({ source: { etcd: { endpoints: ['https://e:2379'] } }, future: { x: 1 } }), status } as BackupSchedule);
@@ -147,8 +214,12 @@ describe('BackupSchedule conversion between v1alpha1 and v1', () => {
       fc.property(v1Schedule, (next) => {
         expect(validateBackupScheduleV1(next)).toEqual([]);
         const old = toV1alpha1(deepFreeze(next) as unknown as v1.BackupSchedule);
-        expect(validateBackupSchedule(old)).toEqual([]);
-        expect(toV1(old)).toEqual(next);
+        // An object store cannot be a v1alpha1 destination: its v1alpha1 form has none, on purpose (an
+        // old reader must not back up elsewhere); everything else is valid v1alpha1.
+        const toBucket = ((next['spec'] as Json)['destination'] as Json)['type'] === 'ObjectStore';
+        expect(validateBackupSchedule(old).map((e) => e.field)).toEqual(toBucket ? ['spec.destination.persistentVolumeClaim'] : []);
+        // Exactly, but for the destination type a 0.2.0 object lacks, which conversion states (as the API server's default does).
+        expect(toV1(old)).toEqual(defaulted(next));
         // Kubernetes keeps only the metadata a conversion may change: name, namespace and uid stay.
         expect([old.metadata?.name, old.metadata?.namespace, old.metadata?.uid]).toEqual([(next['metadata'] as Json)['name'], (next['metadata'] as Json)['namespace'], (next['metadata'] as Json)['uid']]);
       }),
