@@ -7,7 +7,7 @@
  * {@link handleConversionReview}; then each object is parsed from its own bytes, converted by
  * {@link handleConversionReview} too (a review of that one object: the contract stays in one place) and
  * serialized into the answer's buffers at once. Only one object is ever parsed at a time, and each is
- * bounded in bytes, objects/arrays and depth before it is parsed (see {@link ObjectLimits}).
+ * bounded in bytes, nodes (objects, arrays, keys) and depth before it is parsed (see {@link ObjectLimits}).
  *
  * The work yields to the event loop between objects whenever its slice of time is used up, so the
  * controller's reconciles and other requests keep running during a large review.
@@ -99,9 +99,9 @@ function single(review: ConversionReview, objects: number): ReviewOutcome {
 }
 
 /** What an object past each bound of {@link ObjectLimits} is told. */
-const BOUNDS: Readonly<Record<'too-large' | 'too-many-containers' | 'too-deep', (limits: ObjectLimits) => string>> = {
+const BOUNDS: Readonly<Record<'too-large' | 'too-many-nodes' | 'too-deep', (limits: ObjectLimits) => string>> = {
   'too-large': (limits) => `larger than ${limits.maxBytes} bytes, more than kube-apiserver accepts in one object`,
-  'too-many-containers': (limits) => `more than ${limits.maxContainers} objects and arrays in one object`,
+  'too-many-nodes': (limits) => `more than ${limits.maxNodes} objects, arrays and keys in one object`,
   'too-deep': (limits) => `nested deeper than ${limits.maxDepth} levels`,
 };
 

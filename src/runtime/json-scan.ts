@@ -1,9 +1,10 @@
 /**
  * Structural scanning of JSON text in a Buffer, without parsing it: where a value ends, how many
- * objects and arrays it holds and how deeply they nest, and where the array at a path of object keys
+ * objects, arrays and object members it holds and how deeply they nest, and where the array at a path of object keys
  * lies. With it a large document can be parsed one array element at a time, so the heap it takes
  * follows the size of one element, not the whole document (V8 spends 60 bytes or more on every parsed
- * object, so a body of tiny objects takes 20 times its size in heap when parsed whole).
+ * object, and more on every key it has not seen before, so a body of tiny objects takes up to 20 times
+ * its size in heap when parsed whole).
  *
  * The scanner judges nothing but boundaries: what it returns is handed to `JSON.parse`, which rejects
  * what is not JSON. Only the bytes `"`, `\`, `{`, `}`, `[`, `]`, `,`, `:` and whitespace matter, all
@@ -46,22 +47,23 @@ function stringEnd(buf: Buffer, i: number, end: number): number {
 export interface ValueLimits {
   /** Bytes of the value. */
   readonly maxBytes: number;
-  /** Objects and arrays in the value, itself included. */
-  readonly maxContainers: number;
+  /** Objects, arrays and object members in the value, itself included: what parsing allocates beyond the bytes. */
+  readonly maxNodes: number;
   /** Nesting of objects and arrays (a scalar is 0 deep, `[]` 1). */
   readonly maxDepth: number;
 }
 
 /** What {@link scanValue} found: where the value ends, or which bound it passed, or that it is not JSON. */
 export type ValueExtent =
-  | { readonly kind: 'value'; readonly start: number; readonly end: number; readonly containers: number; readonly depth: number }
-  | { readonly kind: 'too-large' | 'too-many-containers' | 'too-deep'; readonly start: number }
+  | { readonly kind: 'value'; readonly start: number; readonly end: number; readonly nodes: number; readonly depth: number }
+  | { readonly kind: 'too-large' | 'too-many-nodes' | 'too-deep'; readonly start: number }
   | { readonly kind: 'malformed'; readonly at: number };
 
-const UNLIMITED: ValueLimits = { maxBytes: Infinity, maxContainers: Infinity, maxDepth: Infinity };
+const UNLIMITED: ValueLimits = { maxBytes: Infinity, maxNodes: Infinity, maxDepth: Infinity };
 
 /**
- * The extent of the JSON value starting at `start` (no whitespace before it). Containers must close in
+ * The extent of the JSON value starting at `start` (no whitespace before it), with its nodes (objects,
+ * arrays, members: a member is counted at its colon) and depth. Containers must close in
  * order (`[}` is malformed); scalars end at the next delimiter, and their spelling is left to `JSON.parse`.
  */
 export function scanValue(buf: Buffer, start: number, limits: ValueLimits = UNLIMITED, end = buf.length): ValueExtent {
@@ -70,7 +72,7 @@ export function scanValue(buf: Buffer, start: number, limits: ValueLimits = UNLI
   if (first === QUOTE) {
     const after = stringEnd(buf, start, end);
     if (after < 0) return { kind: 'malformed', at: start };
-    return after - start > limits.maxBytes ? { kind: 'too-large', start } : { kind: 'value', start, end: after, containers: 0, depth: 0 };
+    return after - start > limits.maxBytes ? { kind: 'too-large', start } : { kind: 'value', start, end: after, nodes: 0, depth: 0 };
   }
   if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
     let i = start;
@@ -80,13 +82,13 @@ export function scanValue(buf: Buffer, start: number, limits: ValueLimits = UNLI
       i++;
     }
     if (i === start) return { kind: 'malformed', at: start };
-    return i - start > limits.maxBytes ? { kind: 'too-large', start } : { kind: 'value', start, end: i, containers: 0, depth: 0 };
+    return i - start > limits.maxBytes ? { kind: 'too-large', start } : { kind: 'value', start, end: i, nodes: 0, depth: 0 };
   }
   // Open containers, innermost last: which closing byte each expects. Grown as needed (depth is bounded by the limit or the input).
   let open = new Uint8Array(64);
   let depth = 0;
   let deepest = 0;
-  let containers = 0;
+  let nodes = 0;
   const stop = Math.min(end, limits.maxBytes === Infinity ? end : start + limits.maxBytes);
   let i = start;
   while (i < stop) {
@@ -98,7 +100,7 @@ export function scanValue(buf: Buffer, start: number, limits: ValueLimits = UNLI
       continue;
     }
     if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-      if (++containers > limits.maxContainers) return { kind: 'too-many-containers', start };
+      if (++nodes > limits.maxNodes) return { kind: 'too-many-nodes', start };
       if (depth === limits.maxDepth) return { kind: 'too-deep', start };
       if (depth === open.length) {
         const grown = new Uint8Array(open.length * 2);
@@ -109,7 +111,9 @@ export function scanValue(buf: Buffer, start: number, limits: ValueLimits = UNLI
       if (depth > deepest) deepest = depth;
     } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
       if (depth === 0 || open[depth - 1] !== b) return { kind: 'malformed', at: i };
-      if (--depth === 0) return { kind: 'value', start, end: i + 1, containers, depth: deepest };
+      if (--depth === 0) return { kind: 'value', start, end: i + 1, nodes, depth: deepest };
+    } else if (b === COLON && ++nodes > limits.maxNodes) {
+      return { kind: 'too-many-nodes', start };
     }
     i++;
   }

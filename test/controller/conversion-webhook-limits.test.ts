@@ -112,7 +112,7 @@ describe('bounds of one object', () => {
 
   it.each([
     ['bytes', { maxBytes: 2000 }, 'request.objects[1]: larger than 2000 bytes, more than kube-apiserver accepts in one object', { annotations: { a: 'x'.repeat(2000) } }],
-    ['objects and arrays', { maxContainers: 20 }, 'request.objects[1]: more than 20 objects and arrays in one object', { labels: Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`l${i}`, 'v'])), finalizers: [], ownerReferences: Array.from({ length: 20 }, () => ({})) }],
+    ['objects, arrays and keys', { maxNodes: 40 }, 'request.objects[1]: more than 40 objects, arrays and keys in one object', { labels: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`l${i}`, 'v'])) }],
   ])('fails a review whose object passes the bound on %s, before parsing it', async (_, bound, message, metadata) => {
     const url = await serve({ objectLimits: { ...DEFAULT_OBJECT_LIMITS, ...bound } });
     const res = await post(url, JSON.stringify(review([alpha('a'), { ...alpha('b'), metadata: { name: 'b', ...metadata } }])));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArrayElements, locateArray, scanValue, type ValueLimits } from '../../src/runtime/json-scan.ts';
 
-const UNLIMITED: ValueLimits = { maxBytes: Infinity, maxContainers: Infinity, maxDepth: Infinity };
+const UNLIMITED: ValueLimits = { maxBytes: Infinity, maxNodes: Infinity, maxDepth: Infinity };
 const buf = (text: string): Buffer => Buffer.from(text, 'utf8');
 
 /** The elements of the array at `path` in `text`, as JSON.parse reads each slice. */
@@ -26,10 +26,10 @@ describe('scanValue', () => {
     ['"\\\\"]', 4, 0, 0],
     ['123.5e3,', 7, 0, 0],
     ['true}', 4, 0, 0],
-    ['{"a":[1,{"b":"}]"}]}', 20, 3, 3],
+    ['{"a":[1,{"b":"}]"}]}', 20, 5, 3],
     ['[[], [[]]] tail', 10, 4, 3],
-  ])('finds where %j ends, its containers and depth', (text, end, containers, depth) => {
-    expect(scanValue(buf(text), 0)).toEqual({ kind: 'value', start: 0, end, containers, depth });
+  ])('finds where %j ends, its nodes (objects, arrays, members) and depth', (text, end, nodes, depth) => {
+    expect(scanValue(buf(text), 0)).toEqual({ kind: 'value', start: 0, end, nodes, depth });
   });
 
   it.each(['[}', '{]', '[1,2', '"open', '', ']'])('calls %j malformed', (text) => {
@@ -39,9 +39,11 @@ describe('scanValue', () => {
   it('stops at the first bound passed, before scanning the rest', () => {
     const deep = '['.repeat(200_000) + ']'.repeat(200_000);
     expect(scanValue(buf(deep), 0, { ...UNLIMITED, maxDepth: 100 })).toEqual({ kind: 'too-deep', start: 0 });
-    expect(scanValue(buf(deep), 0, { ...UNLIMITED, maxDepth: 200_000 })).toMatchObject({ kind: 'value', depth: 200_000, containers: 200_000 });
-    expect(scanValue(buf(`[${'{},'.repeat(10)}{}]`), 0, { ...UNLIMITED, maxContainers: 11 })).toEqual({ kind: 'too-many-containers', start: 0 });
-    expect(scanValue(buf(`[${'{},'.repeat(9)}{}]`), 0, { ...UNLIMITED, maxContainers: 11 })).toMatchObject({ kind: 'value', containers: 11 });
+    expect(scanValue(buf(deep), 0, { ...UNLIMITED, maxDepth: 200_000 })).toMatchObject({ kind: 'value', depth: 200_000, nodes: 200_000 });
+    expect(scanValue(buf(`[${'{},'.repeat(10)}{}]`), 0, { ...UNLIMITED, maxNodes: 11 })).toEqual({ kind: 'too-many-nodes', start: 0 });
+    expect(scanValue(buf(`[${'{},'.repeat(9)}{}]`), 0, { ...UNLIMITED, maxNodes: 11 })).toMatchObject({ kind: 'value', nodes: 11 });
+    expect(scanValue(buf('{"a":1,"b":{"c":":"}}'), 0, { ...UNLIMITED, maxNodes: 4 })).toEqual({ kind: 'too-many-nodes', start: 0 });
+    expect(scanValue(buf('{"a":1,"b":{"c":":"}}'), 0, { ...UNLIMITED, maxNodes: 5 })).toMatchObject({ kind: 'value', nodes: 5 });
     expect(scanValue(buf(`["${'x'.repeat(100)}"]`), 0, { ...UNLIMITED, maxBytes: 100 })).toEqual({ kind: 'too-large', start: 0 });
     expect(scanValue(buf(`"${'x'.repeat(100)}"`), 0, { ...UNLIMITED, maxBytes: 100 })).toEqual({ kind: 'too-large', start: 0 });
     expect(scanValue(buf(`["${'x'.repeat(96)}"]`), 0, { ...UNLIMITED, maxBytes: 100 })).toMatchObject({ kind: 'value', end: 100 });
