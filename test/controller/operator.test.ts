@@ -7,12 +7,13 @@ const base: KubeObject = { metadata: { name: 'n', namespace: 'ns', uid: 'u', gen
 
 describe('needsReconcile', () => {
   it.each<[string, KubeObject, boolean]>([
-    ['a status-only update (the controller’s own write)', { ...base, metadata: { ...base.metadata, resourceVersion: '2' }, status: { a: 2 } }, false],
+    // Left to OwnStatusWrites: reconciled unless it is the controller's own status write coming back.
+    ['a status-only update', { ...base, metadata: { ...base.metadata, resourceVersion: '2' }, status: { a: 2 } }, false],
     ['a label change', { ...base, metadata: { ...base.metadata, resourceVersion: '2', labels: { x: 'y' } } }, false],
     ['a spec change (new generation)', { ...base, metadata: { ...base.metadata, generation: 2 } }, true],
     ['a recreated object (new uid)', { ...base, metadata: { ...base.metadata, uid: 'v' } }, true],
     ['the start of a deletion', { ...base, metadata: { ...base.metadata, deletionTimestamp: '2026-11-30T00:00:00Z' } }, true],
-  ])('says %s needs reconcile: %s', (_name, updated, expected) => {
+  ])('says whether %s is reconciled whoever made it: %s', (_name, updated, expected) => {
     expect(needsReconcile(base, updated)).toBe(expected);
   });
 
