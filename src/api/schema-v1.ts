@@ -164,7 +164,7 @@ const objectStore: SchemaNode = {
       pattern: S3_ENDPOINT_PATTERN,
       description:
         'URL of an S3-compatible server (scheme, host, optional port), e.g. "https://minio.storage:9000"; https:// unless allowHttp is true. Unset: AWS S3 of the region. ' +
-        'The operator\'s --allowed-backup-endpoints may restrict which endpoints are accepted.',
+        'The operator must allow it (controller flag --allowed-backup-endpoints; by default only AWS S3, i.e. no endpoint, is).',
     },
     allowHttp: {
       type: 'boolean',

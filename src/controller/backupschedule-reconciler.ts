@@ -60,7 +60,6 @@ import { realClock, type Clock } from '../runtime/clock.ts';
 import { TerminalError, type ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import { childRefOf, getLiveChild, lookUpChild } from './child-lookup.ts';
-import { cachedWhole } from './event-mapping.ts';
 import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 import type { BackupScheduleObject } from './resources.ts';
 
@@ -147,7 +146,7 @@ export class BackupScheduleReconciler {
     }
     if (verified && verified.uid === schedule.metadata.uid && verified.generation === schedule.metadata.generation) {
       const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
-      if (child && cachedWhole(child) && child.metadata.resourceVersion === verified.resourceVersion) return this.#inSync(key, schedule, child);
+      if (child && child.metadata.resourceVersion === verified.resourceVersion) return this.#inSync(key, schedule, child);
     }
 
     let desired: KubeObject;
@@ -286,9 +285,7 @@ export class BackupScheduleReconciler {
     // outside the watch (its labels removed), so that case costs a GET when the cache has no child.
     const ref = { namespace: schedule.metadata.namespace ?? '', name: childName(schedule) };
     let child = this.#cronJobs.get(objectKey(ref));
-    // Our child cached as a stub (larger than the cache keeps) is read whole: its spec and active Jobs matter here.
-    const stubOfOurs = child !== undefined && !cachedWhole(child) && claimChild(schedule, child).kind === 'owned';
-    if (stubOfOurs || (!child && reason === 'ImageNotAllowed')) child = await getLiveChild(this.#writes, ref);
+    if (!child && reason === 'ImageNotAllowed') child = await getLiveChild(this.#writes, ref);
     const owned = child && claimChild(schedule, child).kind === 'owned' ? child : undefined;
     const suspended = owned && reason === 'ImageNotAllowed' ? suspendIfDisallowed(owned, (i) => imageAllowed(i, this.#image, this.#allowedImages)) : undefined;
     const patch = owned && suspended ? childMergePatch(owned, suspended) : undefined;

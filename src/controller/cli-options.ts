@@ -54,12 +54,6 @@ export interface ControllerOptions {
    * @default undefined (the controller keeps the Secret)
    */
   readonly conversionWebhookCertDir: string | undefined;
-  /**
-   * `--sync-period`: every BackupSchedule is reconciled again this often, ±10 % (controller-runtime's
-   * SyncPeriod): what no watch event reports (a change while no replica watched) is repaired within it.
-   * `0` turns it off. @default 36_000_000 (10h)
-   */
-  readonly syncPeriodMs: number;
 }
 
 /** What the command line asks for. */
@@ -117,8 +111,6 @@ Flags:
                                       (a mounted Secret kept by cert-manager), again whenever they change;
                                       no Secret written, no caBundle injected. Excludes
                                       --conversion-webhook-secret-name (default: unset)
-  --sync-period <duration>            reconcile every BackupSchedule again this often, ±10 %, e.g. 10h,
-                                      30m, 1h30m; 0 turns it off (default: 10h)
   --help                              print this help
 `;
 
@@ -137,19 +129,6 @@ function integer(flag: string, value: string, min: number, max: number): number 
     throw new UsageError(`--${flag}: expected an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   }
   return n;
-}
-
-/** Longest `--sync-period`: a week. */
-const MAX_SYNC_PERIOD_MS = 7 * 24 * 3_600_000;
-
-/** A duration as Go writes one, in whole hours, minutes and seconds (`10h`, `1h30m`, `90s`), or `0`; in ms. */
-function duration(flag: string, value: string, minMs: number, maxMs: number): number {
-  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value);
-  const ms = value === '0' ? 0 : match && value !== '' ? ((Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0)) * 60 + Number(match[3] ?? 0)) * 1000 : NaN;
-  if (!(ms === 0 || (ms >= minMs && ms <= maxMs))) {
-    throw new UsageError(`--${flag}: expected 0 or a duration from ${minMs / 1000}s to ${maxMs / 3_600_000}h in hours, minutes and seconds (e.g. 10h, 1h30m, 90s), got ${JSON.stringify(value)}`);
-  }
-  return ms;
 }
 
 function nonEmpty(flag: string, value: string | undefined): string | undefined {
@@ -220,7 +199,6 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'conversion-webhook-service-name': { type: 'string' },
         'conversion-webhook-secret-name': { type: 'string' },
         'conversion-webhook-cert-dir': { type: 'string' },
-        'sync-period': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -272,7 +250,6 @@ export function parseCommandLine(argv: readonly string[]): Command {
       conversionWebhookServiceName: dnsLabel('conversion-webhook-service-name', values['conversion-webhook-service-name']) ?? 'backupschedule-operator-webhook',
       conversionWebhookSecretName: dnsSubdomain('conversion-webhook-secret-name', values['conversion-webhook-secret-name']) ?? 'backupschedule-operator-webhook-tls',
       conversionWebhookCertDir: nonEmpty('conversion-webhook-cert-dir', values['conversion-webhook-cert-dir']),
-      syncPeriodMs: duration('sync-period', values['sync-period'] ?? '10h', 1000, MAX_SYNC_PERIOD_MS),
     },
   };
 }

@@ -61,6 +61,11 @@ export interface BackupScheduleReconcilerOptions {
    */
   readonly allowedImages?: readonly string[];
   /**
+   * Object store endpoints `spec.destination.objectStore.endpoint` may name (`--allowed-backup-endpoints`,
+   * see src/pure/endpoint-policy.ts); none: only AWS S3 (no endpoint).
+   */
+  readonly allowedEndpoints?: readonly string[];
+  /**
    * The API server's version, read at start-up, for the likely cause in ChildNotPersisted messages; a
    * function because it is read after the reconciler is built. @default unknown
    */

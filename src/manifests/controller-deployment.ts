@@ -5,6 +5,7 @@ import type { IProbe } from 'kubernetes-models/v1/Probe';
 import { DEFAULT_BACKUP_IMAGE, DEFAULT_IMAGE } from '../pure/image.ts';
 import { WEBHOOK_CERTIFICATE_CHECK } from '../pure/names.ts';
 import { imagePatternProblem } from '../pure/image-policy.ts';
+import { endpointPatternProblem } from '../pure/endpoint-policy.ts';
 import { WEBHOOK_PORT, type WebhookCertificates } from './conversion-webhook.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
@@ -48,6 +49,11 @@ export interface ControllerDeploymentProps {
    * @default [] (`backupImage` only)
    */
   readonly allowedBackupImages?: readonly string[];
+  /**
+   * Object store endpoints schedules may name (`--allowed-backup-endpoints`, passed only when non-empty).
+   * @default [] (AWS S3 only: schedules without an endpoint)
+   */
+  readonly allowedBackupEndpoints?: readonly string[];
   /**
    * Replicas; one leads, the others wait on the Lease.
    * @default 2
@@ -115,6 +121,7 @@ export function controllerArgs(props: ControllerDeploymentProps): string[] {
     ...(props.watchedNamespaces ?? []).map((ns) => `--namespace=${ns}`),
     `--backup-image=${props.backupImage ?? DEFAULT_BACKUP_IMAGE}`,
     ...((props.allowedBackupImages ?? []).length > 0 ? [`--allowed-backup-images=${(props.allowedBackupImages ?? []).join(',')}`] : []),
+    ...((props.allowedBackupEndpoints ?? []).length > 0 ? [`--allowed-backup-endpoints=${(props.allowedBackupEndpoints ?? []).join(',')}`] : []),
     ...(props.conversionWebhook ? [`--conversion-webhook-bind-address=:${WEBHOOK_PORT}`] : []),
     ...(props.conversionWebhook && props.conversionWebhook.certificates === 'cert-manager'
       ? // cert-manager writes the certificate for the Service's names: the controller only reads the files.
@@ -150,6 +157,11 @@ export class ControllerDeployment extends Construct {
       const problem = imagePatternProblem(pattern);
       if (problem) throw new Error(`ControllerDeployment: allowedBackupImages: ${problem}`);
       if (pattern.includes(',')) throw new Error(`ControllerDeployment: allowedBackupImages: ${JSON.stringify(pattern)} contains a comma, which separates patterns in --allowed-backup-images`);
+    }
+    for (const pattern of props.allowedBackupEndpoints ?? []) {
+      const problem = endpointPatternProblem(pattern);
+      if (problem) throw new Error(`ControllerDeployment: allowedBackupEndpoints: ${problem}`);
+      if (pattern.includes(',')) throw new Error(`ControllerDeployment: allowedBackupEndpoints: ${JSON.stringify(pattern)} contains a comma, which separates patterns in --allowed-backup-endpoints`);
     }
     const selector = { 'app.kubernetes.io/name': 'backupschedule-operator', 'app.kubernetes.io/instance': props.name };
     this.selector = selector;

@@ -40,6 +40,13 @@ export interface OperatorChartProps {
    */
   readonly allowedBackupImages?: readonly string[];
   /**
+   * Object store endpoints `spec.destination.objectStore.endpoint` may name (the controller's
+   * `--allowed-backup-endpoints`: `https://host[:port]`, `*` for any characters but `/`, a lone `*` for all).
+   * Empty: AWS S3 only (schedules without an endpoint).
+   * @default []
+   */
+  readonly allowedBackupEndpoints?: readonly string[];
+  /**
    * Controller replicas (leader election keeps one active).
    * @default 2
    */
@@ -135,6 +142,7 @@ export class OperatorChart extends Chart {
       image: props.image ?? DEFAULT_IMAGE,
       ...(props.backupImage !== undefined ? { backupImage: props.backupImage } : {}),
       allowedBackupImages: props.allowedBackupImages ?? [],
+      allowedBackupEndpoints: props.allowedBackupEndpoints ?? [],
       replicas: props.replicas ?? 2,
       watchedNamespaces: props.watchedNamespaces ?? [],
       labels,

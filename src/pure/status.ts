@@ -33,6 +33,8 @@ export const ReadyReason = {
   ChildNameConflict: 'ChildNameConflict',
   /** `spec.image` is not in the operator's allow-list (`--allowed-backup-images`); no child is created or changed. */
   ImageNotAllowed: 'ImageNotAllowed',
+  /** `spec.destination.objectStore.endpoint` is not in the operator's allow-list (`--allowed-backup-endpoints`); no child is created or changed. */
+  EndpointNotAllowed: 'EndpointNotAllowed',
   /** The API server refused to create or update the child (403, 422…): its message is the condition's. */
   ChildRejected: 'ChildRejected',
   /** The API server accepted the child write but did not keep some fields (an older server, a mutating webhook). */
@@ -53,6 +55,7 @@ export type StatusOutcome =
       readonly previousIncarnation: boolean;
     }
   | { readonly kind: 'ImageNotAllowed'; readonly image: string; readonly flag: string; readonly allowed: readonly string[] }
+  | { readonly kind: 'EndpointNotAllowed'; readonly endpoint: string; readonly flag: string; readonly allowed: readonly string[] }
   | { readonly kind: 'ChildRejected'; readonly verb: 'create' | 'update'; readonly childName: string; readonly code: number; readonly message: string }
   | { readonly kind: 'ChildNotPersisted'; readonly childName: string; readonly fields: readonly string[]; readonly cause: string }
   | { readonly kind: 'DriftRecurring'; readonly childName: string; readonly fields: readonly string[] };
@@ -134,6 +137,15 @@ function readyCondition(
         message:
           `spec.image: "${outcome.image}" is not allowed by the operator (controller flag ${outcome.flag}: ` +
           `${outcome.allowed.map((p) => `"${p}"`).join(', ')}); no CronJob is created or updated (one already running a disallowed image is suspended): remove spec.image or ask the operator's administrators to allow it`,
+      };
+    case 'EndpointNotAllowed':
+      return {
+        status: 'False',
+        reason: ReadyReason.EndpointNotAllowed,
+        message:
+          `spec.destination.objectStore.endpoint: "${outcome.endpoint}" is not allowed by the operator (controller flag ${outcome.flag}: ` +
+          `${outcome.allowed.length === 0 ? 'unset, so only AWS S3 (no endpoint) is' : outcome.allowed.map((p) => `"${p}"`).join(', ')}); no CronJob is created or updated (one already running is suspended): ` +
+          'leave endpoint out for AWS S3 or ask the operator\'s administrators to allow it',
       };
     case 'ChildRejected':
       return {

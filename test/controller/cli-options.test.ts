@@ -20,6 +20,7 @@ describe('parseCommandLine', () => {
         logFormat: 'json',
         backupImage: DEFAULT_BACKUP_IMAGE,
         allowedBackupImages: [],
+        allowedBackupEndpoints: [],
         shutdownTimeoutSeconds: 10,
         conversionWebhookAddress: undefined,
         conversionWebhookServiceName: 'backupschedule-operator-webhook',
@@ -78,6 +79,12 @@ describe('parseCommandLine', () => {
     expect(command).toMatchObject({ options: { allowedBackupImages: ['registry.example.com/backup/*', 'ghcr.io/acme/etcd-backup:1', 'quay.io/x/y@sha256:*'] } });
   });
 
+  it('reads --allowed-backup-endpoints as a repeatable, comma-separated list; none means AWS S3 only', () => {
+    expect(parseCommandLine([])).toMatchObject({ options: { allowedBackupEndpoints: [] } });
+    const command = parseCommandLine(['--allowed-backup-endpoints=https://minio.storage:9000, https://*.ceph.internal', '--allowed-backup-endpoints', '*']);
+    expect(command).toMatchObject({ options: { allowedBackupEndpoints: ['https://minio.storage:9000', 'https://*.ceph.internal', '*'] } });
+  });
+
   it.each([
     [['--help'], { kind: 'help' }],
     [['-h'], { kind: 'help' }],
@@ -107,6 +114,8 @@ describe('parseCommandLine', () => {
     [['--conversion-webhook-secret-name=hook-tls', '--conversion-webhook-cert-dir', '/tls'], '--conversion-webhook-cert-dir and --conversion-webhook-secret-name are mutually exclusive'],
     [['--allowed-backup-images=a/*,,b'], '--allowed-backup-images: an image pattern must not be empty'],
     [['--allowed-backup-images=a/*\tb'], '--allowed-backup-images: image pattern "a/*\\tb" contains whitespace'],
+    [['--allowed-backup-endpoints=minio:9000'], '--allowed-backup-endpoints: endpoint pattern "minio:9000" is not an http(s)://host[:port] URL (or "*")'],
+    [['--allowed-backup-endpoints=https://minio/bucket'], '--allowed-backup-endpoints: endpoint pattern "https://minio/bucket" is not an http(s)://host[:port] URL'],
   ])('rejects %j with a message naming the flag', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);
     expect(() => parseCommandLine(argv)).toThrow(message);

@@ -28,7 +28,7 @@ export const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: I
  * A reconciler over mutable caches, with writes answered by `answers` (any other write fails the test)
  * and a status write that also updates the schedule cache, as the watch would.
  */
-export function harness(initial: { schedule: BackupScheduleObject; child?: KubeObject; uncachedChild?: KubeObject }, answers: { create?: Answer; update?: Answer }, options: { allowedImages?: string[] } = {}) {
+export function harness(initial: { schedule: BackupScheduleObject; child?: KubeObject; uncachedChild?: KubeObject }, answers: { create?: Answer; update?: Answer }, options: { allowedImages?: string[]; allowedEndpoints?: string[] } = {}) {
   const schedules = new Map([[KEY, initial.schedule]]);
   const cronJobs = new Map<string, KubeObject>(initial.child ? [[KEY, initial.child]] : []);
   /** The server's CronJob: the cached one, or `uncachedChild` (one outside the watch). */
@@ -64,6 +64,7 @@ export function harness(initial: { schedule: BackupScheduleObject; child?: KubeO
     schedules, cronJobs, writes, events: recorder, backupImage: IMAGE, clock,
     serverVersion: () => SERVER_VERSION,
     ...(options.allowedImages ? { allowedImages: options.allowedImages } : {}),
+    ...(options.allowedEndpoints ? { allowedEndpoints: options.allowedEndpoints } : {}),
   });
   const ready = () => schedules.get(KEY)?.status?.conditions?.find((c) => c.type === 'Ready');
   const childWrites = () => calls.filter((c) => c.name !== 'updateScheduleStatus').length;

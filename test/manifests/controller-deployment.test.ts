@@ -60,6 +60,13 @@ describe('ControllerDeployment', () => {
     expect(() => synth({ allowedBackupImages: [pattern] })).toThrow(message);
   });
 
+  it('passes --allowed-backup-endpoints only when endpoints besides AWS are allowed, and refuses a bad pattern naming the prop', () => {
+    expect(container.args.some((a: string) => a.startsWith('--allowed-backup-endpoints'))).toBe(false);
+    const args = synth({ allowedBackupEndpoints: ['https://minio.storage:9000', 'https://*.ceph.internal'] })['spec'].template.spec.containers[0].args;
+    expect(args).toContain('--allowed-backup-endpoints=https://minio.storage:9000,https://*.ceph.internal');
+    expect(() => synth({ allowedBackupEndpoints: ['minio:9000'] })).toThrow('allowedBackupEndpoints: endpoint pattern "minio:9000" is not an http(s)://host[:port] URL');
+  });
+
   it('runs restricted, with its token, probes on 8081 and metrics on 8080', () => {
     expect(pod.automountServiceAccountToken).toBe(true);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
