@@ -1,5 +1,7 @@
 /**
- * Builds what `npm pack` ships (run by `prepack`), under build/package/ next to the controller bundle.
+ * Builds what `npm pack` ships, under build/package/ next to the controller bundle. Run by `prepare`:
+ * npm runs it on `npm pack`/`npm publish`, after `npm install` in a checkout, and when it installs the
+ * package as a git dependency (the only script npm runs for one: `prepack` is not).
  * Every common consumer loads the library as it comes, with no loader configuration:
  * - `lib/index.cjs`: src/constructs/index.ts and what it imports, bundled by esbuild into one CommonJS
  *   file. jest (the runner `cdk8s init typescript-app` sets up) evaluates modules through its own
@@ -154,6 +156,6 @@ export async function buildPackage(out: string = PACKAGE_OUT): Promise<void> {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
   await buildPackage();
-  // On stderr: `npm pack --json` runs this (prepack) and its stdout must stay the JSON report.
+  // On stderr: `npm pack --json` runs this (prepare) and its stdout must stay the JSON report.
   console.error(`built ${PACKAGE_OUT} in ${Math.round(performance.now() - started)} ms`);
 }
