@@ -19,7 +19,7 @@ import { writeScratchProject } from './scratch-app.ts';
  * configuration. One scratch project installs everything offline (its lockfile is written from this
  * repository's, see scratch-app.ts); each app is a directory inside it, resolving packages upwards.
  * The package is built into a scratch copy of the package root and packed there (pack-install.test.ts
- * packs here through `prepack`; two builds into one build/package/ at once would race).
+ * packs here through `prepare`; two builds into one build/package/ at once would race).
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** What the apps install beside the tarball, at this repository's locked versions. */

@@ -8,7 +8,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { writeScratchProject } from './scratch-app.ts';
 
 /**
- * The package as a consumer gets it: `npm pack` (which runs `prepack`: tsc + esbuild into
+ * The package as a consumer gets it: `npm pack` (which runs `prepare`: tsc + esbuild into
  * build/package/), installed offline into a scratch project under the OS temp dir next to cdk8s and
  * constructs, then used from plain JavaScript and TypeScript, the CLI through its `bin`.
  */
