@@ -10,7 +10,7 @@ import { quantityProblem, resourcesErrors } from './resources.ts';
 import { DNS1123_SUBDOMAIN, ENDPOINT_PATTERN, QUANTITY_PATTERN, SCHEDULE_PATTERN, TIME_ZONE_PATTERN } from './schema.ts';
 import { timeZoneError } from './time-zone.ts';
 import { ageRecipientProblem } from './age-recipient.ts';
-import { AGE_RECIPIENT_PATTERN, BUCKET_PATTERN, S3_ENDPOINT_PATTERN } from './schema-v1.ts';
+import { AGE_RECIPIENT_PATTERN, BUCKET_PATTERN, PREFIX_PATTERN, REGION_PATTERN, S3_ENDPOINT_PATTERN } from './schema-v1.ts';
 
 /** One problem with a BackupSchedule: the field (dotted path, e.g. `spec.retention.keepLast`) and what is wrong. */
 export interface FieldError {
@@ -60,6 +60,11 @@ function patternProblem(pattern: string, value: unknown): string | undefined {
       return `${quantityProblem(value) ?? `must be a non-negative quantity written with digits, got ${JSON.stringify(value)}`}${quantityHint(value)}`;
     case TIME_ZONE_PATTERN:
       return `${timeZoneError(value) ?? `unknown time zone ${value}`}${timeZoneHint(value)}`;
+    // Also spec.destination.persistentVolumeClaim.path's pattern (the same text).
+    case PREFIX_PATTERN:
+      return `must be relative: "/"-separated segments of A-Z, a-z, 0-9, ".", "_" and "-", with no leading, trailing or double "/", got ${JSON.stringify(value)}`;
+    case REGION_PATTERN:
+      return `must be a region name of a-z, 0-9 and "-", e.g. "eu-central-1", got ${JSON.stringify(value)}`;
     case BUCKET_PATTERN:
       return `must be an S3 bucket name: 3-63 of a-z, 0-9, "." and "-", starting and ending with a letter or digit, got ${JSON.stringify(value)}`;
     case AGE_RECIPIENT_PATTERN:
