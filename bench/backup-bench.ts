@@ -8,6 +8,7 @@
  *
  *   npm run bench:backup                               # 200 MB database, 200 MB volume, best of 3
  *   npm run bench:backup -- --db-mb 50 --volume-mb 50 --repeat 1
+ *   npm run bench:backup -- --object-store [--db-mb 200,1000] [--repeat 2]   # bench/backup-object-store-bench.ts
  */
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -22,13 +23,15 @@ const USAGE = `Usage: npm run bench:backup -- [--db-mb N] [--volume-mb N] [--rep
   --db-mb N      etcd database size to fill, MB (default 200)
   --volume-mb N  volume to archive, MB: half random, half log-like text, files of 1-16 MB (default 200)
   --repeat N     runner and etcdctl snapshot runs each, best of N (default 3)
+  --object-store the runner streaming to a real S3 server (Swift) against etcdctl snapshot save + rclone;
+                 --db-mb takes a list (default 200,1000), --repeat defaults to 2 (needs Swift, rclone, age)
 Needs etcd, etcdctl and openssl on PATH. Prints one JSON line: snapshot times (runner vs etcdctl),
 the runner's peak RSS and CPU, the volume archive's MB/s and peak RSS.
 `;
 // A bad flag prints the usage (exit 2), --help prints it (exit 0): parseArgs' own throw was a stack trace.
 let parsed;
 try {
-  parsed = parseArgs({ options: { 'db-mb': { type: 'string' }, 'volume-mb': { type: 'string' }, repeat: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  parsed = parseArgs({ options: { 'db-mb': { type: 'string' }, 'volume-mb': { type: 'string' }, repeat: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'object-store': { type: 'boolean' } } });
 } catch (err) {
   process.stderr.write(`error: ${(err as Error).message}\n\n${USAGE}`);
   process.exit(2);
@@ -36,6 +39,11 @@ try {
 const { values } = parsed;
 if (values.help) {
   process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (values['object-store']) {
+  // The runner into a real S3 server against etcdctl + rclone: bench/backup-object-store-bench.ts.
+  await (await import('./backup-object-store-bench.ts')).objectStoreBench((values['db-mb'] ?? '200,1000').split(',').map(Number), Number(values.repeat ?? '2'));
   process.exit(0);
 }
 const dbMb = Number(values['db-mb'] ?? '200');

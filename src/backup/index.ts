@@ -8,3 +8,7 @@ export { backupFileName, parseBackupName, formatStamp, type BackupName, type Bac
 export { verifySnapshot, SnapshotInvalidError, type SnapshotReport } from './snapshot-verify.ts';
 export { verifyArchive, ArchiveInvalidError, type ArchiveReport } from './archive-verify.ts';
 export { verifyBackupFile, listBackups, formatList, type Verification, type ListedBackup } from './backup-tools.ts';
+export { runObjectStoreBackup } from './object-store/s3-run.ts';
+export { objectBackupName, parseObjectBackupName, type ObjectBackupName, type Compression } from './object-store/object-names.ts';
+export { verifyObject, fetchObject, listObjectsTable, type ObjectVerification } from './object-store/s3-tools.ts';
+export type { ObjectStoreTarget } from './object-store/object-store-args.ts';

@@ -67,42 +67,53 @@ export async function newAgeHeader(recipients: readonly string[]): Promise<{ rea
   return { prefix, key: payloadKey(fileKey, prefix.subarray(prefix.length - NONCE)) };
 }
 
-/** A Transform that age-encrypts its input for `recipients` (call after {@link newAgeHeader}). */
+/**
+ * A Transform that age-encrypts its input with `header` (from {@link newAgeHeader}). Full 64 KiB chunks
+ * of the input are sealed in place (no copy); only a chunk split across inputs is gathered first. The
+ * last chunk (possibly empty) is sealed at the end with the last-chunk flag, so a full chunk is sealed
+ * only once more input shows it is not the last.
+ */
 export function ageEncryptStream(header: { readonly prefix: Buffer; readonly key: Buffer }): Transform {
   let counter = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let headerSent = false;
-  const seal = (plain: Buffer, last: boolean): Buffer => {
+  const seal = (plain: Buffer, last: boolean, out: Buffer[]): void => {
     const cipher = createCipheriv('chacha20-poly1305', header.key, chunkNonce(counter++, last), { authTagLength: TAG });
-    return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    out.push(cipher.update(plain), cipher.final(), cipher.getAuthTag());
   };
   return new Transform({
     transform(chunk: Buffer, _enc, done: TransformCallback) {
+      const out: Buffer[] = [];
       if (!headerSent) {
         headerSent = true;
-        this.push(header.prefix);
+        out.push(header.prefix);
       }
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      // Keep at least one byte back: the last chunk must be sealed with the last-chunk flag.
-      if (pendingBytes > AGE_CHUNK) {
-        const all = Buffer.concat(pending, pendingBytes);
-        let offset = 0;
-        const out: Buffer[] = [];
-        while (all.length - offset > AGE_CHUNK) {
-          out.push(seal(all.subarray(offset, offset + AGE_CHUNK), false));
-          offset += AGE_CHUNK;
+      let offset = 0;
+      while (offset < chunk.length) {
+        if (pendingBytes === AGE_CHUNK) {
+          // More input follows: the gathered chunk is not the last.
+          seal(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes), false, out);
+          pending = [];
+          pendingBytes = 0;
         }
-        pending = [all.subarray(offset)];
-        pendingBytes = all.length - offset;
-        this.push(Buffer.concat(out));
+        if (pendingBytes === 0 && chunk.length - offset > AGE_CHUNK) {
+          seal(chunk.subarray(offset, offset + AGE_CHUNK), false, out);
+          offset += AGE_CHUNK;
+          continue;
+        }
+        const take = Math.min(AGE_CHUNK - pendingBytes, chunk.length - offset);
+        pending.push(chunk.subarray(offset, offset + take));
+        pendingBytes += take;
+        offset += take;
       }
+      if (out.length > 0) this.push(out.length === 1 ? out[0] : Buffer.concat(out));
       done();
     },
     flush(done: TransformCallback) {
-      if (!headerSent) this.push(header.prefix);
-      this.push(seal(Buffer.concat(pending, pendingBytes), true));
+      const out: Buffer[] = headerSent ? [] : [header.prefix];
+      seal(Buffer.concat(pending, pendingBytes), true, out);
+      this.push(Buffer.concat(out));
       done();
     },
   });

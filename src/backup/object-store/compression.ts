@@ -13,13 +13,16 @@ export const ZSTD_LEVEL = 3;
 /** gzip level of the runner (gzip's own default). */
 export const GZIP_LEVEL = 6;
 
+/** zlib's output chunk: one age chunk (zlib's default, 16 KiB, means four times the calls downstream). */
+const OUTPUT_CHUNK = 64 * 1024;
+
 /** A compressing Transform for `compression` (`none`: a pass-through). */
 export function compressor(compression: Compression): Transform {
   switch (compression) {
     case 'zstd':
-      return createZstdCompress({ params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL, [constants.ZSTD_c_checksumFlag]: 1 } });
+      return createZstdCompress({ chunkSize: OUTPUT_CHUNK, params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL, [constants.ZSTD_c_checksumFlag]: 1 } });
     case 'gzip':
-      return createGzip({ level: GZIP_LEVEL });
+      return createGzip({ level: GZIP_LEVEL, chunkSize: OUTPUT_CHUNK });
     case 'none':
       return new PassThrough();
   }

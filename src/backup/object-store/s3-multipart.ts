@@ -1,6 +1,6 @@
 /**
- * A multipart upload the runner drives itself, with the AWS SDK's commands: parts of a fixed size sent
- * as they fill, a few at a time (memory: `partSize × (concurrency + 1)` whatever the object's size),
+ * A multipart upload the runner drives itself, with the AWS SDK's commands: parts sent as they fill, a
+ * few at a time (memory: `partSize × (concurrency + 1)`: 20 MiB for objects up to ~5 GB),
  * and the object made visible only by an explicit {@link MultipartUpload.complete} once the run has
  * checked what it sent. Until then nothing is visible under the key; {@link MultipartUpload.abort}
  * discards the parts.
@@ -14,10 +14,17 @@
 import { createHash, type Hash } from 'node:crypto';
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
 
-/** Part size: 8 MiB (S3's minimum is 5 MiB; 10,000 parts make 80 GiB per object). */
-export const PART_SIZE = 8 << 20;
+/**
+ * Size of the first 1,000 parts: S3's minimum, 5 MiB; it doubles every 1,000 parts, so memory stays
+ * small for the usual sizes (5 GB and less) and 10,000 parts still hold about 5 TB.
+ */
+export const PART_SIZE = 5 << 20;
+/** Parts between two doublings of the part size. */
+const PARTS_PER_SIZE = 1000;
+/** S3's largest part. */
+const MAX_PART_SIZE = 5 * 1024 ** 3;
 /** Parts in flight at once. */
-export const PART_CONCURRENCY = 3;
+export const PART_CONCURRENCY = 2;
 /** S3's limit of parts per upload. */
 const MAX_PARTS = 10_000;
 /** How long an AbortMultipartUpload may take (sent after a failure or a SIGTERM, never with that signal). */
@@ -30,7 +37,7 @@ export interface MultipartOptions {
   readonly key: string;
   /** User metadata (`x-amz-meta-*`). */
   readonly metadata?: Readonly<Record<string, string>>;
-  /** @default PART_SIZE */
+  /** Size of the first parts (doubling every 1,000 parts). @default PART_SIZE */
   readonly partSize?: number;
   /** @default PART_CONCURRENCY */
   readonly concurrency?: number;
@@ -60,7 +67,8 @@ export class MultipartUpload {
   readonly #partMd5s: Buffer[] = [];
   readonly #parts: { PartNumber: number; ETag: string }[] = [];
   readonly #inFlight = new Set<Promise<void>>();
-  #buffer: Buffer[] = [];
+  /** The part being filled (allocated when its first byte comes), and how much of it is filled. */
+  #part: Buffer | undefined;
   #buffered = 0;
   #size = 0;
   #failure: unknown;
@@ -93,18 +101,20 @@ export class MultipartUpload {
     this.#throwIfFailed();
     this.#sha256.update(chunk);
     this.#size += chunk.length;
-    let rest = chunk;
-    while (this.#buffered + rest.length >= this.#partSize) {
-      const take = this.#partSize - this.#buffered;
-      this.#buffer.push(rest.subarray(0, take));
-      rest = rest.subarray(take);
-      await this.#sendBuffered();
+    let offset = 0;
+    while (offset < chunk.length) {
+      // One copy into the part's own buffer: no list of pieces to join, and no producer buffer pinned.
+      this.#part ??= Buffer.allocUnsafeSlow(this.#currentPartSize());
+      const copied = chunk.copy(this.#part, this.#buffered, offset);
+      this.#buffered += copied;
+      offset += copied;
+      if (this.#buffered === this.#part.length) await this.#sendBuffered();
     }
-    if (rest.length > 0) {
-      // A copy: the producer may reuse its buffer, and a slice would pin a larger one.
-      this.#buffer.push(Buffer.from(rest));
-      this.#buffered += rest.length;
-    }
+  }
+
+  /** The size of the part being filled (see {@link PART_SIZE}). */
+  #currentPartSize(): number {
+    return Math.min(MAX_PART_SIZE, this.#partSize * 2 ** Math.floor(this.#partMd5s.length / PARTS_PER_SIZE));
   }
 
   /** Sends the last part and waits for every part; the object is still not visible. */
@@ -141,11 +151,11 @@ export class MultipartUpload {
   }
 
   async #sendBuffered(): Promise<void> {
-    const body = this.#buffer.length === 1 ? this.#buffer[0]! : Buffer.concat(this.#buffer);
-    this.#buffer = [];
+    const body = this.#part === undefined ? Buffer.alloc(0) : this.#part.subarray(0, this.#buffered);
+    this.#part = undefined;
     this.#buffered = 0;
     const partNumber = this.#partMd5s.length + 1;
-    if (partNumber > MAX_PARTS) throw new Error(`the object exceeds ${MAX_PARTS} parts of ${this.#partSize} bytes`);
+    if (partNumber > MAX_PARTS) throw new Error(`the object exceeds S3's ${MAX_PARTS} parts`);
     const md5 = createHash('md5').update(body).digest();
     this.#partMd5s.push(md5);
     const { client, bucket, key, signal } = this.#options;
