@@ -51,6 +51,7 @@ import { childMergePatch } from '../pure/child-patch.ts';
 import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../pure/child-write-damping.ts';
 import { notPersistedCause, supportsPodFailurePolicy, type KubeVersion } from '../pure/cluster-features.ts';
 import { cronJobDrift, mergeDesiredIntoObserved } from '../pure/cronjob-diff.ts';
+import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed, suspendedCopy } from '../pure/endpoint-policy.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../pure/image-policy.ts';
 import { DEFAULT_BACKUP_IMAGE } from '../pure/image.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../pure/status.ts';
@@ -60,6 +61,7 @@ import { realClock, type Clock } from '../runtime/clock.ts';
 import { TerminalError, type ReconcileResult } from '../runtime/reconciler.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import { childRefOf, getLiveChild, lookUpChild } from './child-lookup.ts';
+import { cachedWhole } from './event-mapping.ts';
 import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 import type { BackupScheduleObject } from './resources.ts';
 
@@ -108,6 +110,7 @@ export class BackupScheduleReconciler {
   readonly #events: EventRecorder | undefined;
   readonly #image: string;
   readonly #allowedImages: readonly string[];
+  readonly #allowedEndpoints: readonly string[];
   readonly #serverVersion: () => KubeVersion | undefined;
   readonly #damping: DampingPolicy;
   readonly #clock: Clock;
@@ -124,6 +127,7 @@ export class BackupScheduleReconciler {
     this.#events = options.events;
     this.#image = options.backupImage ?? DEFAULT_BACKUP_IMAGE;
     this.#allowedImages = options.allowedImages ?? [];
+    this.#allowedEndpoints = options.allowedEndpoints ?? [];
     this.#serverVersion = options.serverVersion ?? (() => undefined);
     this.#damping = options.damping ?? {};
     this.#clock = options.clock ?? realClock;
@@ -146,7 +150,7 @@ export class BackupScheduleReconciler {
     }
     if (verified && verified.uid === schedule.metadata.uid && verified.generation === schedule.metadata.generation) {
       const child = this.#cronJobs.get(objectKey({ namespace: schedule.metadata.namespace, name: childName(schedule) }));
-      if (child && child.metadata.resourceVersion === verified.resourceVersion) return this.#inSync(key, schedule, child);
+      if (child && cachedWhole(child) && child.metadata.resourceVersion === verified.resourceVersion) return this.#inSync(key, schedule, child);
     }
 
     let desired: KubeObject;
@@ -163,6 +167,10 @@ export class BackupScheduleReconciler {
     if (image !== undefined && !imageAllowed(image, this.#image, this.#allowedImages)) {
       const allowed = [this.#image, ...this.#allowedImages];
       return this.#invalid(schedule, { kind: 'ImageNotAllowed', image, flag: ALLOWED_IMAGES_FLAG, allowed }, 'ImageNotAllowed');
+    }
+    const endpoint = schedule.spec.destination.objectStore?.endpoint;
+    if (!endpointAllowed(endpoint, this.#allowedEndpoints)) {
+      return this.#invalid(schedule, { kind: 'EndpointNotAllowed', endpoint: endpoint ?? '', flag: ALLOWED_ENDPOINTS_FLAG, allowed: this.#allowedEndpoints }, 'EndpointNotAllowed');
     }
     const childKey = objectKey(desired.metadata);
     const childRef = childRefOf(desired);
@@ -279,15 +287,23 @@ export class BackupScheduleReconciler {
     return retryAfter(written, retryInMs);
   }
 
-  async #invalid(schedule: BackupScheduleObject, outcome: StatusOutcome, reason: 'InvalidSpec' | 'ImageNotAllowed'): Promise<Outcome> {
+  async #invalid(schedule: BackupScheduleObject, outcome: StatusOutcome, reason: 'InvalidSpec' | 'ImageNotAllowed' | 'EndpointNotAllowed'): Promise<Outcome> {
     // The child this schedule already controls is left unchanged (status keeps reporting it), except
-    // that one running an image the operator does not allow (any more) is suspended first; also one
-    // outside the watch (its labels removed), so that case costs a GET when the cache has no child.
+    // that one running an image, or sending backups to an endpoint, the operator does not allow (any
+    // more) is suspended first; also one outside the watch (its labels removed), so those cases cost a
+    // GET when the cache has no child.
     const ref = { namespace: schedule.metadata.namespace ?? '', name: childName(schedule) };
     let child = this.#cronJobs.get(objectKey(ref));
-    if (!child && reason === 'ImageNotAllowed') child = await getLiveChild(this.#writes, ref);
+    // Our child cached as a stub (larger than the cache keeps) is read whole: its spec and active Jobs matter here.
+    const stubOfOurs = child !== undefined && !cachedWhole(child) && claimChild(schedule, child).kind === 'owned';
+    if (stubOfOurs || (!child && reason !== 'InvalidSpec')) child = await getLiveChild(this.#writes, ref);
     const owned = child && claimChild(schedule, child).kind === 'owned' ? child : undefined;
-    const suspended = owned && reason === 'ImageNotAllowed' ? suspendIfDisallowed(owned, (i) => imageAllowed(i, this.#image, this.#allowedImages)) : undefined;
+    const suspended =
+      !owned || reason === 'InvalidSpec'
+        ? undefined
+        : reason === 'ImageNotAllowed'
+          ? suspendIfDisallowed(owned, (i) => imageAllowed(i, this.#image, this.#allowedImages))
+          : suspendedCopy(owned);
     const patch = owned && suspended ? childMergePatch(owned, suspended) : undefined;
     if (owned && patch) {
       try {
@@ -297,7 +313,8 @@ export class BackupScheduleReconciler {
         if (writeErrorDisposition(err, 'update') === 'terminal') return this.#rejected(schedule, owned, owned, 'update', err);
         throw err;
       }
-      this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${owned.metadata.name}": it runs an image ${ALLOWED_IMAGES_FLAG} does not allow`);
+      const why = reason === 'ImageNotAllowed' ? `it runs an image ${ALLOWED_IMAGES_FLAG} does not allow` : `it sends backups to an endpoint ${ALLOWED_ENDPOINTS_FLAG} does not allow`;
+      this.#events?.event(schedule, 'Warning', 'Suspended', `Suspended CronJob "${owned.metadata.name}": ${why}`);
       return { move: 'patchCronJob', result: {} };
     }
     return this.#writeStatus(schedule, owned, outcome, (message) => this.#events?.event(schedule, 'Warning', reason, message));

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_BACKUP_IMAGE } from '../pure/index.ts';
+import { ALLOWED_ENDPOINTS_FLAG, endpointPatternProblem } from '../pure/endpoint-policy.ts';
 import { ALLOWED_IMAGES_FLAG, imagePatternProblem } from '../pure/image-policy.ts';
 import { parseBindAddress, type BindAddress } from '../runtime/http-server.ts';
 import { LOG_LEVELS, type LogLevel } from '../runtime/logger.ts';
@@ -40,6 +41,12 @@ export interface ControllerOptions {
    * `--backup-image` (`*` matches any characters). @default [] (only `--backup-image`)
    */
   readonly allowedBackupImages: readonly string[];
+  /**
+   * `--allowed-backup-endpoints` (repeatable, comma-separated): object store endpoints
+   * `spec.destination.objectStore.endpoint` may name (`*` matches any characters but `/`, a lone `*`
+   * all). @default [] (only AWS S3: no endpoint)
+   */
+  readonly allowedBackupEndpoints: readonly string[];
   /** `--shutdown-timeout`: seconds in-flight reconciles get at SIGTERM. @default 10 */
   readonly shutdownTimeoutSeconds: number;
   /** `--conversion-webhook-bind-address`: the conversion webhook's HTTPS port; `0` disables. @default undefined ('0') */
@@ -54,6 +61,12 @@ export interface ControllerOptions {
    * @default undefined (the controller keeps the Secret)
    */
   readonly conversionWebhookCertDir: string | undefined;
+  /**
+   * `--sync-period`: every BackupSchedule is reconciled again this often, ±10 % (controller-runtime's
+   * SyncPeriod): what no watch event reports (a change while no replica watched) is repaired within it.
+   * `0` turns it off. @default 36_000_000 (10h)
+   */
+  readonly syncPeriodMs: number;
 }
 
 /** What the command line asks for. */
@@ -95,6 +108,10 @@ Flags:
                                       other images spec.image may name; "*" matches any characters,
                                       e.g. registry.example.com/backup/*; repeatable (default: none,
                                       only --backup-image)
+  ${ALLOWED_ENDPOINTS_FLAG} <pattern>[,<pattern>...]
+                                      object store endpoints spec.destination.objectStore.endpoint may
+                                      name, http(s)://host[:port]; "*" matches any characters but "/",
+                                      a lone "*" all; repeatable (default: none, only AWS S3)
   --shutdown-timeout <seconds>        time in-flight reconciles get on SIGTERM (default: 10)
   --conversion-webhook-bind-address <[host]:port>
                                       HTTPS conversion webhook (POST /convert), on every replica;
@@ -111,6 +128,8 @@ Flags:
                                       (a mounted Secret kept by cert-manager), again whenever they change;
                                       no Secret written, no caBundle injected. Excludes
                                       --conversion-webhook-secret-name (default: unset)
+  --sync-period <duration>            reconcile every BackupSchedule again this often, ±10 %, e.g. 10h,
+                                      30m, 1h30m; 0 turns it off (default: 10h)
   --help                              print this help
 `;
 
@@ -129,6 +148,19 @@ function integer(flag: string, value: string, min: number, max: number): number 
     throw new UsageError(`--${flag}: expected an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   }
   return n;
+}
+
+/** Longest `--sync-period`: a week. */
+const MAX_SYNC_PERIOD_MS = 7 * 24 * 3_600_000;
+
+/** A duration as Go writes one, in whole hours, minutes and seconds (`10h`, `1h30m`, `90s`), or `0`; in ms. */
+function duration(flag: string, value: string, minMs: number, maxMs: number): number {
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(value);
+  const ms = value === '0' ? 0 : match && value !== '' ? ((Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0)) * 60 + Number(match[3] ?? 0)) * 1000 : NaN;
+  if (!(ms === 0 || (ms >= minMs && ms <= maxMs))) {
+    throw new UsageError(`--${flag}: expected 0 or a duration from ${minMs / 1000}s to ${maxMs / 3_600_000}h in hours, minutes and seconds (e.g. 10h, 1h30m, 90s), got ${JSON.stringify(value)}`);
+  }
+  return ms;
 }
 
 function nonEmpty(flag: string, value: string | undefined): string | undefined {
@@ -194,11 +226,13 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'log-format': { type: 'string' },
         'backup-image': { type: 'string' },
         'allowed-backup-images': { type: 'string', multiple: true },
+        'allowed-backup-endpoints': { type: 'string', multiple: true },
         'shutdown-timeout': { type: 'string' },
         'conversion-webhook-bind-address': { type: 'string' },
         'conversion-webhook-service-name': { type: 'string' },
         'conversion-webhook-secret-name': { type: 'string' },
         'conversion-webhook-cert-dir': { type: 'string' },
+        'sync-period': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -229,6 +263,11 @@ export function parseCommandLine(argv: readonly string[]): Command {
     const problem = imagePatternProblem(pattern);
     if (problem) throw new UsageError(`${ALLOWED_IMAGES_FLAG}: ${problem}`);
   }
+  const allowedBackupEndpoints = (values['allowed-backup-endpoints'] ?? []).flatMap((list) => list.split(',')).map((p) => p.trim());
+  for (const pattern of allowedBackupEndpoints) {
+    const problem = endpointPatternProblem(pattern);
+    if (problem) throw new UsageError(`${ALLOWED_ENDPOINTS_FLAG}: ${problem}`);
+  }
   return {
     kind: 'run',
     options: {
@@ -245,11 +284,13 @@ export function parseCommandLine(argv: readonly string[]): Command {
       logFormat,
       backupImage: nonEmpty('backup-image', values['backup-image']) ?? DEFAULT_BACKUP_IMAGE,
       allowedBackupImages: [...new Set(allowedBackupImages)],
+      allowedBackupEndpoints: [...new Set(allowedBackupEndpoints)],
       shutdownTimeoutSeconds: integer('shutdown-timeout', values['shutdown-timeout'] ?? '10', 0, 3600),
       conversionWebhookAddress: bindAddress('conversion-webhook-bind-address', values['conversion-webhook-bind-address'] ?? '0'),
       conversionWebhookServiceName: dnsLabel('conversion-webhook-service-name', values['conversion-webhook-service-name']) ?? 'backupschedule-operator-webhook',
       conversionWebhookSecretName: dnsSubdomain('conversion-webhook-secret-name', values['conversion-webhook-secret-name']) ?? 'backupschedule-operator-webhook-tls',
       conversionWebhookCertDir: nonEmpty('conversion-webhook-cert-dir', values['conversion-webhook-cert-dir']),
+      syncPeriodMs: duration('sync-period', values['sync-period'] ?? '10h', 1000, MAX_SYNC_PERIOD_MS),
     },
   };
 }

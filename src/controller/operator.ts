@@ -36,6 +36,7 @@ import { eventsDroppedCounter } from './controller-metrics.ts';
 import { KubeEventRecorder } from './event-recorder.ts';
 import { HeapCompactor } from './heap-compactor.ts';
 import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
+import { OwnStatusWrites } from './own-status-writes.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS, EVENTS, type BackupScheduleObject } from './resources.ts';
 
 /** Timeout of each Lease request: half the elector's default renew deadline (10 s). */
@@ -120,11 +121,11 @@ class NamespacedInformers<T extends KubeObject> {
 }
 
 /**
- * Whether a BackupSchedule update can change what reconcile does (controller-runtime's
- * GenerationChangedPredicate, without its flaw of swallowing resyncs). Status-only updates — above all
- * the controller's own status write, one per object — keep `generation`, and reconcile reads nothing of
- * a schedule that could have changed then (a status edited by hand is corrected at the next child event
- * or resync). Resyncs deliver the same object twice and always pass.
+ * Whether a BackupSchedule update is reconciled whoever made it (controller-runtime's
+ * GenerationChangedPredicate, without its flaw of swallowing resyncs): a new generation, uid or
+ * deletion. Resyncs deliver the same object twice and always pass. Any other update (status or
+ * metadata only) keeps `generation`; it is reconciled unless it is the controller's own status write
+ * coming back ({@link OwnStatusWrites}), so a status someone else wrote is corrected at once.
  */
 export function needsReconcile(old: KubeObject, updated: KubeObject): boolean {
   return (
@@ -258,6 +259,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       ...(namespace ? { namespace } : {}),
       transform: stripSchedule,
       pageSize: LIST_PAGE_SIZE,
+      resyncPeriodMs: options.syncPeriodMs,
       clock,
       logger,
     });
@@ -272,6 +274,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       transform: stripCronJob,
       labelSelector: CHILD_SELECTOR,
       pageSize: LIST_PAGE_SIZE,
+      // No resync of its own: the schedules' resync reconciles every schedule, each looking at its child.
+      resyncPeriodMs: 0,
       clock,
       logger,
     }),
@@ -308,11 +312,12 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
       createCronJob: (cronJob) => cronJobsApi.create(cronJob),
       getCronJob: (ref) => cronJobsApi.get(ref),
       patchCronJob: (ref, patch) => cronJobsApi.patch(ref, patch, { type: 'merge' }),
-      updateScheduleStatus: (schedule) => schedulesApi.updateStatus(schedule),
+      updateScheduleStatus: (schedule) => ownStatusWrites.track(scheduleKey(schedule), () => schedulesApi.updateStatus(schedule), (stored) => stored.metadata?.resourceVersion),
     },
     events,
     backupImage: options.backupImage,
     allowedImages: options.allowedBackupImages,
+    allowedEndpoints: options.allowedBackupEndpoints,
     serverVersion: () => serverVersion,
     clock,
     logger,
@@ -334,6 +339,8 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   });
   const queue = controller.queue;
   controllerRef = controller;
+  // Status-only updates not written by this controller are reconciled: a foreign status is corrected at once.
+  const ownStatusWrites = new OwnStatusWrites((key) => queue.add(key));
   const compactor = new HeapCompactor({
     idle: () => controller.activeWorkers === 0 && queue.len() === 0,
     clock,
@@ -351,9 +358,14 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     informer.addEventHandler({
       onAdd: (s) => queue.add(scheduleKey(s)),
       onUpdate: (old, s) => {
-        if (needsReconcile(old, s)) queue.add(scheduleKey(s));
+        const key = scheduleKey(s);
+        if (needsReconcile(old, s) || ownStatusWrites.isForeign(key, s.metadata.resourceVersion)) queue.add(key);
       },
-      onDelete: (s) => queue.add(scheduleKey(s)),
+      onDelete: (s) => {
+        const key = scheduleKey(s);
+        ownStatusWrites.forget(key);
+        queue.add(key);
+      },
     });
   }
   // A CronJob event concerns its controlling BackupSchedule, and also the schedule whose child name it

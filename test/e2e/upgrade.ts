@@ -93,7 +93,7 @@ async function inParallel<T>(items: readonly T[], parallel: number, task: (item:
 }
 
 /** `kubectl apply -f` of each document in order: created, or merge-patched with the file when it exists. */
-async function applyRelease(admin: KubeClient, docs: readonly KubeObject[]): Promise<void> {
+export async function applyRelease(admin: KubeClient, docs: readonly KubeObject[]): Promise<void> {
   for (const doc of docs) {
     const client = clientFor(admin, doc.kind ?? '', doc.apiVersion);
     try {
@@ -107,7 +107,7 @@ async function applyRelease(admin: KubeClient, docs: readonly KubeObject[]): Pro
 }
 
 /** Sum of a controller's `controller_runtime_reconcile_total` (its metrics URL is in its 'starting' line). */
-async function reconciles(process: ControllerProcess): Promise<number> {
+export async function reconciles(process: ControllerProcess): Promise<number> {
   const url = process.records().find((r) => r['msg'] === 'starting')?.['metrics'];
   if (typeof url !== 'string') return 0;
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -115,7 +115,7 @@ async function reconciles(process: ControllerProcess): Promise<number> {
 }
 
 /** A replica of the release whose Deployment is in `docs`, as that Deployment runs it (its flags, `--backup-image` included). */
-const replicaFlags = (cluster: Cluster, docs: readonly KubeObject[], id: string): string[] => [
+export const replicaFlags = (cluster: Cluster, docs: readonly KubeObject[], id: string): string[] => [
   '--kubeconfig', cluster.controllerKubeconfig, `--leader-election-id=${id}`, ...deploymentArgs(docs), '--log-level=info',
 ];
 
@@ -203,14 +203,14 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
   }
 }
 
-async function readyzOk(process: ControllerProcess): Promise<boolean> {
+export async function readyzOk(process: ControllerProcess): Promise<boolean> {
   const url = process.records().find((r) => r['msg'] === 'starting')?.['health'];
   if (typeof url !== 'string') return false;
   return fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
 }
 
 /** Waits until the controller has written nothing (Lease renewals aside) for `ms`. */
-async function quiet(cluster: Cluster, ms: number): Promise<void> {
+export async function quiet(cluster: Cluster, ms: number): Promise<void> {
   await waitFor(`${ms} ms without controller writes`, () => {
     const last = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases').at(-1);
     return last === undefined || Date.now() - Date.parse(last.time) >= ms;
