@@ -14,7 +14,9 @@ function recordingClient(failPart?: number): { client: S3Client; sent: Sent[] } 
   const sent: Sent[] = [];
   const client = {
     send: async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-      sent.push({ name: command.constructor.name, input: command.input });
+      // A copy of the body as it was sent: the upload reuses a part's buffer once its request is over.
+      const body = command.input['Body'];
+      sent.push({ name: command.constructor.name, input: Buffer.isBuffer(body) ? { ...command.input, Body: Buffer.from(body) } : command.input });
       await Promise.resolve();
       switch (command.constructor.name) {
         case 'CreateMultipartUploadCommand':

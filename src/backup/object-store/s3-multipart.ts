@@ -24,7 +24,7 @@ const PARTS_PER_SIZE = 1000;
 /** S3's largest part. */
 const MAX_PART_SIZE = 5 * 1024 ** 3;
 /** Parts in flight at once. */
-export const PART_CONCURRENCY = 2;
+export const PART_CONCURRENCY = 3;
 /** S3's limit of parts per upload. */
 const MAX_PARTS = 10_000;
 /** How long an AbortMultipartUpload may take (sent after a failure or a SIGTERM, never with that signal). */
@@ -70,6 +70,12 @@ export class MultipartUpload {
   /** The part being filled (allocated when its first byte comes), and how much of it is filled. */
   #part: Buffer | undefined;
   #buffered = 0;
+  /**
+   * Part buffers whose upload is done, for the next parts: `concurrency + 1` buffers for the whole run
+   * instead of a fresh 5 MiB allocation per part, which malloc serves from its heap once its mmap
+   * threshold has risen, leaving the process's RSS higher with every part.
+   */
+  readonly #free: Buffer[] = [];
   #size = 0;
   #failure: unknown;
   #ended = false;
@@ -104,12 +110,17 @@ export class MultipartUpload {
     let offset = 0;
     while (offset < chunk.length) {
       // One copy into the part's own buffer: no list of pieces to join, and no producer buffer pinned.
-      this.#part ??= Buffer.allocUnsafeSlow(this.#currentPartSize());
+      this.#part ??= this.#takeBuffer(this.#currentPartSize());
       const copied = chunk.copy(this.#part, this.#buffered, offset);
       this.#buffered += copied;
       offset += copied;
       if (this.#buffered === this.#part.length) await this.#sendBuffered();
     }
+  }
+
+  #takeBuffer(size: number): Buffer {
+    const reused = this.#free.pop();
+    return reused !== undefined && reused.length === size ? reused : Buffer.allocUnsafeSlow(size);
   }
 
   /** The size of the part being filled (see {@link PART_SIZE}). */
@@ -151,7 +162,8 @@ export class MultipartUpload {
   }
 
   async #sendBuffered(): Promise<void> {
-    const body = this.#part === undefined ? Buffer.alloc(0) : this.#part.subarray(0, this.#buffered);
+    const buffer = this.#part;
+    const body = buffer === undefined ? Buffer.alloc(0) : buffer.subarray(0, this.#buffered);
     this.#part = undefined;
     this.#buffered = 0;
     const partNumber = this.#partMd5s.length + 1;
@@ -170,7 +182,11 @@ export class MultipartUpload {
           this.#failure ??= err;
         },
       )
-      .finally(() => this.#inFlight.delete(sent));
+      .finally(() => {
+        this.#inFlight.delete(sent);
+        // The request is over (retries included): its bytes may be overwritten.
+        if (buffer !== undefined) this.#free.push(buffer);
+      });
     this.#inFlight.add(sent);
     while (this.#inFlight.size >= this.#concurrency) await Promise.race(this.#inFlight);
     this.#throwIfFailed();
