@@ -26,6 +26,7 @@ import { ResourceRegistry } from './resource-registry.ts';
 import { seedCluster } from './seed.ts';
 import type { ServerContext } from './server-context.ts';
 import { Storage } from './storage.ts';
+import { customResourceDefaulter } from './storage-decoder.ts';
 import { groupResourceKey } from './resource-type.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 
@@ -122,7 +123,8 @@ export interface TestApiServer {
   registerService(namespace: string, name: string, port: number, address: string): void;
   /**
    * Writes `obj` straight into storage, as `etcdctl put` would: no decoding, defaulting, pruning,
-   * admission or validation (uid, creationTimestamp and generation 1 are set); watchers see it.
+   * admission or validation (uid, creationTimestamp and generation 1 are set); watchers see it. Reads
+   * decode it like any stored object (a custom resource gets its stored version's schema defaults).
    */
   storeUnvalidated(group: string, resource: string, obj: KubeObject): KubeObject;
   /**
@@ -143,6 +145,8 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   const clock = realClock;
   const registry = new ResourceRegistry();
   const storage = new Storage(options.watchHistorySize ?? 10_000);
+  // Custom resources read back with their stored version's schema defaults, as from kube's storage codec.
+  storage.setDecoder(customResourceDefaulter(registry));
   const store = new RegistryStore(storage, clock, options.validationRatcheting ?? true);
   const auth = new TokenAuthenticator();
   const adminToken = `admin-${randomBytes(24).toString('base64url')}`;
@@ -221,7 +225,7 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
       obj.metadata = { ...obj.metadata, uid: randomUUID(), creationTimestamp: new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z'), generation: 1 };
       return storage.create(groupResourceKey(group, resource), obj);
     },
-    listStored: (group, resource) => structuredClone(storage.list(groupResourceKey(group, resource))),
+    listStored: (group, resource) => structuredClone(storage.listRaw(groupResourceKey(group, resource))),
     compactHistory: controls.compact,
     closeWatches: controls.closeWatches,
     registerService: (namespace, name, port, address) => void services.set(`${namespace}/${name}:${port}`, address),

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../src/kube/object.ts';
+import { identityDecoder, type StorageDecoder } from './storage-decoder.ts';
 import { shareSubtrees } from './structural-sharing.ts';
 import { WatchHub, type StoredEvent } from './watch-hub.ts';
 
@@ -16,13 +17,16 @@ export type ChangeListener = (event: StoredEvent) => void;
  * The etcd of the test server: objects by `group/resource`, namespace and name, one global
  * resourceVersion counter, a uid index, and the watch history. Stored objects are never mutated:
  * every write stores a new object, so readers may serialize them without copying, and a version may
- * share its unchanged subtrees with the one before.
+ * share its unchanged subtrees with the one before. Reads (get, list, watch events, the object a write
+ * returns) go through the decoder, as kube's reads go through its storage codec (storage-decoder.ts);
+ * {@link listRaw} shows the bytes as stored.
  */
 export class Storage {
   #rv = 1;
   readonly #tables = new Map<string, Map<string, Map<string, KubeObject>>>();
   readonly #uids = new Map<string, ObjectRef>();
   readonly #listeners: ChangeListener[] = [];
+  #decode: StorageDecoder = identityDecoder;
   readonly hub: WatchHub;
 
   constructor(watchHistorySize: number) {
@@ -34,12 +38,18 @@ export class Storage {
     return this.#rv;
   }
 
+  /** Sets how stored objects are decoded for readers (custom resource defaults: storage-decoder.ts). */
+  setDecoder(decode: StorageDecoder): void {
+    this.#decode = decode;
+  }
+
   onChange(listener: ChangeListener): void {
     this.#listeners.push(listener);
   }
 
   get(gr: string, namespace: string, name: string): KubeObject | undefined {
-    return this.#tables.get(gr)?.get(namespace)?.get(name);
+    const stored = this.#tables.get(gr)?.get(namespace)?.get(name);
+    return stored && this.#decode(gr, stored);
   }
 
   /** Where the object with this uid lives, if it exists. */
@@ -49,6 +59,11 @@ export class Storage {
 
   /** Objects of `gr` (in `namespace`, or all when undefined), sorted by namespace then name like etcd keys. */
   list(gr: string, namespace?: string): KubeObject[] {
+    return this.listRaw(gr, namespace).map((o) => this.#decode(gr, o));
+  }
+
+  /** Objects of `gr` exactly as stored, not decoded (`etcdctl get --prefix`), in {@link list}'s order. */
+  listRaw(gr: string, namespace?: string): KubeObject[] {
     const table = this.#tables.get(gr);
     if (!table) return [];
     const namespaces = namespace === undefined ? [...table.keys()].sort() : [namespace];
@@ -118,8 +133,9 @@ export class Storage {
     if (prev.metadata.uid) this.#uids.delete(prev.metadata.uid);
     const rv = ++this.#rv;
     const gone = { ...prev, metadata: { ...prev.metadata, resourceVersion: String(rv) } };
-    this.#emit({ rv, gr, type: 'DELETED', object: gone, prev });
-    return gone;
+    const shown = this.#decode(gr, gone);
+    this.#emit({ rv, gr, type: 'DELETED', object: shown, prev });
+    return shown;
   }
 
   #write(gr: string, obj: KubeObject, prev: KubeObject | undefined): KubeObject {
@@ -134,8 +150,10 @@ export class Storage {
     if (!objs) table.set(namespace, (objs = new Map()));
     objs.set(name, stored);
     if (stored.metadata.uid) this.#uids.set(stored.metadata.uid, { gr, namespace, name });
-    this.#emit({ rv, gr, type: prev ? 'MODIFIED' : 'ADDED', object: stored, prev });
-    return stored;
+    // Watchers and the writer get the object as decoded from storage, like every other reader.
+    const shown = this.#decode(gr, stored);
+    this.#emit({ rv, gr, type: prev ? 'MODIFIED' : 'ADDED', object: shown, prev });
+    return shown;
   }
 
   #emit(event: StoredEvent): void {
