@@ -1,7 +1,7 @@
 /**
  * The child CronJob's writes as JSON merge patches (RFC 7386), computed from two views of the same
  * object: the observed one (often the informer's cache, which keeps only what reconcile reads: see
- * src/controller/event-mapping.ts) and the healed one (`mergeDesiredIntoObserved`, or the image policy's
+ * src/controller/backupschedule/event-mapping.ts) and the healed one (`mergeDesiredIntoObserved`, or the image policy's
  * suspended copy). A PUT of a cached object would delete whatever the cache dropped (other writers'
  * labels and annotations); a merge patch touches only what it names, so foreign metadata survives.
  *

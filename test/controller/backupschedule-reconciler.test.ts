@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildCronJob, ownerReference } from '../../src/pure/index.ts';
-import { CHILD_CACHE_BUDGET, stripCronJob } from '../../src/controller/event-mapping.ts';
+import { CHILD_CACHE_BUDGET, stripCronJob } from '../../src/controller/backupschedule/event-mapping.ts';
 import jsonMergePatch from 'json-merge-patch';
 import type { ChildMergePatch } from '../../src/pure/child-patch.ts';
-import { BackupScheduleReconciler, CONFLICT_RECHECK_MS, type ChildRef, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
+import { BackupScheduleReconciler, CONFLICT_RECHECK_MS, type ChildRef, type ReconcilerWrites } from '../../src/controller/backupschedule/reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { childLabels } from '../../src/pure/labels.ts';
-import { cachedWhole, CHILD_CACHE_BUDGET, ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/event-mapping.ts';
+import { cachedWhole, CHILD_CACHE_BUDGET, ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/backupschedule/event-mapping.ts';
 import { childNameFor } from '../../src/pure/names.ts';
 import type { KubeObject, OwnerReference } from '../../src/kube/object.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkServerVersion, needsReconcile } from '../../src/controller/operator.ts';
+import { needsReconcile } from '../../src/controller/backupschedule/controller.ts';
+import { checkServerVersion } from '../../src/controller/operator.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OwnStatusWrites } from '../../src/controller/own-status-writes.ts';
+import { OwnStatusWrites } from '../../src/controller/backupschedule/own-status-writes.ts';
 
 /** A write whose answer the test releases. */
 function pending<T>() {

@@ -2,7 +2,7 @@
 import jsonMergePatch from 'json-merge-patch';
 import { buildCronJob } from '../../src/pure/index.ts';
 import { supportsPodFailurePolicy } from '../../src/pure/cluster-features.ts';
-import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule-reconciler.ts';
+import { BackupScheduleReconciler, type ReconcilerWrites } from '../../src/controller/backupschedule/reconciler.ts';
 import type { EventRecorder, EventType } from '../../src/controller/event-recorder.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';

@@ -5,7 +5,7 @@
  * ownerReference to their BackupSchedule (~190 MB of JSON the controller's label-selected watch and
  * LIST see). Before the fix the CronJob cache kept the spec of each, the controller ran out of heap at
  * ~726, and every restart aborted during the start-up LIST. Now only the child the controller builds
- * for that schedule keeps its spec (src/controller/event-mapping.ts).
+ * for that schedule keeps its spec (src/controller/backupschedule/event-mapping.ts).
  *
  * The controller bundle runs as its own process with the image's V8 flags and dist/'s RBAC; it must
  * stay under the Deployment's memory limit (the kernel's `VmHWM`) both while the CronJobs arrive

@@ -3,16 +3,16 @@
  * selected by label); a create when it has none; one GET when the create answers AlreadyExists (the
  * cache is behind, kuberay#715, or the CronJob is outside the watch: a child whose labels were removed,
  * an orphan, a foreign CronJob) or when the cached CronJob is not controlled by the schedule or is a
- * stub (the cache keeps no spec of it, and its owners may be behind: src/controller/event-mapping.ts);
+ * stub (the cache keeps no spec of it, and its owners may be behind: src/controller/backupschedule/event-mapping.ts);
  * then whose it is (src/pure/child-claim.ts).
  * Never a second create.
  */
-import { claimChild, type ChildClaim } from '../pure/child-claim.ts';
-import { isAlreadyExists, isNotFound, writeErrorDisposition } from '../kube/api-status-error.ts';
-import { objectKey, type KubeObject } from '../kube/object.ts';
+import { claimChild, type ChildClaim } from '../../pure/child-claim.ts';
+import { isAlreadyExists, isNotFound, writeErrorDisposition } from '../../kube/api-status-error.ts';
+import { objectKey, type KubeObject } from '../../kube/object.ts';
 import { cachedWhole } from './event-mapping.ts';
 import type { CacheReader, ChildRef, ReconcilerWrites } from './reconciler-options.ts';
-import type { BackupScheduleObject } from './resources.ts';
+import type { BackupScheduleObject } from '../resources.ts';
 
 /** What {@link lookUpChild} found or did. */
 export type ChildLookup =

@@ -2,12 +2,12 @@
  * Which BackupSchedule a watch event concerns (controller-runtime's `EnqueueRequestForObject` and
  * `EnqueueRequestForOwner` with `OnlyControllerOwner`), and what the caches keep of each object.
  */
-import { isBackupScheduleRef } from '../pure/child-claim.ts';
-import { childLabels } from '../pure/labels.ts';
-import { childNameFor } from '../pure/names.ts';
-import { controllerOf, objectKey, type KubeObject, type ObjectMeta, type OwnerReference } from '../kube/object.ts';
-import { jsonLengthWithin } from '../runtime/json-size.ts';
-import { StringInterner } from '../runtime/string-interner.ts';
+import { isBackupScheduleRef } from '../../pure/child-claim.ts';
+import { childLabels } from '../../pure/labels.ts';
+import { childNameFor } from '../../pure/names.ts';
+import { controllerOf, objectKey, type KubeObject, type ObjectMeta, type OwnerReference } from '../../kube/object.ts';
+import { jsonLengthWithin } from '../../runtime/json-size.ts';
+import { StringInterner } from '../../runtime/string-interner.ts';
 
 /** One interner for both caches: schedules and their children share most values. */
 const interner = new StringInterner();

@@ -1,14 +1,14 @@
 /**
  * What the BackupSchedule reconciler is given: its caches, the API calls it may make, and its settings
- * (src/controller/backupschedule-reconciler.ts).
+ * (src/controller/backupschedule/reconciler.ts).
  */
-import type { ChildMergePatch } from '../pure/child-patch.ts';
-import type { DampingPolicy } from '../pure/child-write-damping.ts';
-import type { KubeVersion } from '../pure/cluster-features.ts';
-import type { KubeObject } from '../kube/object.ts';
-import type { Clock } from '../runtime/clock.ts';
-import type { EventRecorder } from './event-recorder.ts';
-import type { BackupScheduleObject } from './resources.ts';
+import type { ChildMergePatch } from '../../pure/child-patch.ts';
+import type { DampingPolicy } from '../../pure/child-write-damping.ts';
+import type { KubeVersion } from '../../pure/cluster-features.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import type { Clock } from '../../runtime/clock.ts';
+import type { EventRecorder } from '../event-recorder.ts';
+import type { BackupScheduleObject } from '../resources.ts';
 
 /** A read-only cache lookup by `namespace/name` key (src/runtime's `StoreReader.get`). */
 export interface CacheReader<T> {

@@ -23,7 +23,7 @@
  * 5. child drifted in a field we own → a JSON merge patch from the cached child to the healed one
  *    (src/pure/child-patch.ts: server defaults and foreign metadata kept, `resourceVersion` carried: a
  *    stale cache gets 409 and a requeue). Not a PUT: the cache keeps only what reconcile reads
- *    (src/controller/event-mapping.ts), and a PUT of it would delete the rest.
+ *    (src/controller/backupschedule/event-mapping.ts), and a PUT of it would delete the rest.
  * 6. otherwise → write status through `/status`, and only when it changed (controller-runtime#1711).
  *    A child this reconciler has just written, and found whole in the answer, goes straight here when
  *    the cache shows that very resourceVersion for the same generation: steps 2–5 would only compute
@@ -44,26 +44,26 @@
  * = try again with rate-limited backoff (409 Conflict, AlreadyExists); `{ requeueAfterMs }` = a held-back
  * or rejected write, or a name conflict, is looked at again then; a thrown error = rate-limited retry.
  */
-import { validateBackupScheduleV1 } from '../api/index.ts';
-import { buildCronJob, childName } from '../pure/index.ts';
-import { claimChild } from '../pure/child-claim.ts';
-import { childMergePatch } from '../pure/child-patch.ts';
-import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../pure/child-write-damping.ts';
-import { notPersistedCause, supportsPodFailurePolicy, type KubeVersion } from '../pure/cluster-features.ts';
-import { cronJobDrift, mergeDesiredIntoObserved } from '../pure/cronjob-diff.ts';
-import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed, suspendedCopy } from '../pure/endpoint-policy.ts';
-import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../pure/image-policy.ts';
-import { DEFAULT_BACKUP_IMAGE } from '../pure/image.ts';
-import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../pure/status.ts';
-import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../kube/api-status-error.ts';
-import { objectKey, type KubeObject } from '../kube/object.ts';
-import { realClock, type Clock } from '../runtime/clock.ts';
-import { TerminalError, type ReconcileResult } from '../runtime/reconciler.ts';
-import type { EventRecorder } from './event-recorder.ts';
+import { validateBackupScheduleV1 } from '../../api/index.ts';
+import { buildCronJob, childName } from '../../pure/index.ts';
+import { claimChild } from '../../pure/child-claim.ts';
+import { childMergePatch } from '../../pure/child-patch.ts';
+import { childWriteExpired, decideChildWrite, holdMs, recordChildWrite, rejectedRetryMs, type ChildDriftNow, type ChildWrite, type DampingPolicy } from '../../pure/child-write-damping.ts';
+import { notPersistedCause, supportsPodFailurePolicy, type KubeVersion } from '../../pure/cluster-features.ts';
+import { cronJobDrift, mergeDesiredIntoObserved } from '../../pure/cronjob-diff.ts';
+import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed, suspendedCopy } from '../../pure/endpoint-policy.ts';
+import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../../pure/image-policy.ts';
+import { DEFAULT_BACKUP_IMAGE } from '../../pure/image.ts';
+import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../../pure/status.ts';
+import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../../kube/api-status-error.ts';
+import { objectKey, type KubeObject } from '../../kube/object.ts';
+import { realClock, type Clock } from '../../runtime/clock.ts';
+import { TerminalError, type ReconcileResult } from '../../runtime/reconciler.ts';
+import type { EventRecorder } from '../event-recorder.ts';
 import { childRefOf, getLiveChild, lookUpChild } from './child-lookup.ts';
 import { cachedWhole } from './event-mapping.ts';
 import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
-import type { BackupScheduleObject } from './resources.ts';
+import type { BackupScheduleObject } from '../resources.ts';
 
 export type { BackupScheduleReconcilerOptions, CacheReader, ChildRef, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
 

@@ -1,0 +1,96 @@
+/**
+ * The Manager against the test API server: informers shared between controllers (one LIST and one
+ * WATCH per resource, namespace and selector however many controllers ask), every controller started
+ * once the caches are there, and the ordered shutdown stopping them, the flushes and the watches.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApiServer, type TestApiServer } from '../../apiserver/index.ts';
+import { KubeConfig } from '../../../src/kube/kube-config.ts';
+import type { KubeObject } from '../../../src/kube/object.ts';
+import { ResourceClient, type ResourceType } from '../../../src/kube/resource-client.ts';
+import { silentLogger } from '../../../src/runtime/logger.ts';
+import { Manager, type ManagedController } from '../../../src/runtime/manager.ts';
+
+const CONFIG_MAPS: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
+const SECRETS: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
+
+let server: TestApiServer;
+let manager: Manager | undefined;
+
+beforeEach(async () => {
+  server = await startTestApiServer({ bookmarkIntervalMs: 200 });
+});
+
+afterEach(async () => {
+  await manager?.shutdown(1_000);
+  manager = undefined;
+  await server.stop();
+});
+
+function newManager(): Manager {
+  manager = new Manager({ config: KubeConfig.fromKubeconfig(server.kubeconfig()), userAgent: 'manager-test', identity: 'test', pageSize: 50, syncPeriodMs: 0, logger: silentLogger });
+  return manager;
+}
+
+/** A controller that records what the manager asks of it. */
+function recordingController(name: string, calls: string[]): ManagedController {
+  return {
+    name,
+    start: async () => void calls.push(`${name}:start`),
+    pause: async () => void calls.push(`${name}:pause`),
+    resume: () => void calls.push(`${name}:resume`),
+    stop: async () => {
+      calls.push(`${name}:stop`);
+      return true;
+    },
+  };
+}
+
+async function waitFor(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('Manager', () => {
+  it('shares one informer per resource, namespace and selector between controllers', async () => {
+    const m = newManager();
+    const strip = (o: KubeObject): KubeObject => o;
+    const a = m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', transform: strip });
+    const b = m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', transform: strip });
+    const otherSelector = m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', labelSelector: 'a=b' });
+    const otherNamespace = m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'other' });
+    const otherResource = m.informer<KubeObject>({ resource: SECRETS, namespace: 'default' });
+    expect(b).toBe(a);
+    expect(new Set([a, otherSelector, otherNamespace, otherResource]).size).toBe(4);
+    expect(m.informers).toHaveLength(4);
+    expect(a.name).toBe('configmaps@default');
+    expect(() => m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default' })).toThrow(/shared and was requested with another transform/);
+  });
+
+  it('lists and watches a shared informer once, feeds both controllers\' handlers, starts and stops every controller', async () => {
+    const m = newManager();
+    await new ResourceClient<KubeObject>(m.client, CONFIG_MAPS).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'default' } });
+    const seen: string[] = [];
+    const calls: string[] = [];
+    for (const name of ['first', 'second']) {
+      m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default' }).addEventHandler({ onAdd: (o) => seen.push(`${name}:${o.metadata.name ?? ''}`) });
+      m.add(recordingController(name, calls));
+    }
+    m.addFlush(async () => void calls.push('flush'));
+    await m.start();
+    await waitFor('both handlers', () => seen.length === 2);
+    expect(seen.sort()).toEqual(['first:one', 'second:one']);
+    expect(calls).toEqual(['first:start', 'second:start']);
+    const lists = server.requestLog.entries().filter((e) => e.resource === 'configmaps' && e.verb === 'list');
+    const watches = server.requestLog.entries().filter((e) => e.resource === 'configmaps' && e.verb === 'watch');
+    expect(lists).toHaveLength(1);
+    expect(watches).toHaveLength(1);
+    expect(() => m.add(recordingController('late', calls))).toThrow(/before start/);
+    await m.shutdown(1_000);
+    expect(calls).toEqual(['first:start', 'second:start', 'first:stop', 'second:stop', 'flush']);
+    manager = undefined;
+  });
+});
