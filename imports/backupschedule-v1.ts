@@ -334,14 +334,20 @@ export interface BackupResources {
 export interface ResourceList {
   /**
    * CPU as a Kubernetes quantity, e.g. "500m".
+   *
+   * @maxLength 64
    */
   cpu?: string;
   /**
    * Memory as a Kubernetes quantity, e.g. "256Mi".
+   *
+   * @maxLength 64
    */
   memory?: string;
   /**
    * Local ephemeral storage as a Kubernetes quantity, e.g. "1Gi".
+   *
+   * @maxLength 64
    */
   'ephemeral-storage'?: string;
 }
@@ -408,13 +414,17 @@ export interface BackupScheduleStatus {
    */
   lastSuccessfulTime?: string;
   /**
-   * Names of the backup Jobs currently running.
+   * Names of the backup Jobs currently running, sorted; the first 32 when more are.
+   *
+   * @maxItems 32
    *
    * Items: Name of a running Job.
    */
   active?: string[];
   /**
    * Current conditions; Ready is True when the CronJob matches the spec.
+   *
+   * @maxItems 16
    */
   conditions?: Condition[];
 }

@@ -52,8 +52,28 @@ export const ENDPOINT_PATTERN =
 export const QUANTITY_PATTERN =
   '^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?[0-9]+))?$';
 
+/**
+ * The longest quantity string accepted. Kubernetes' own quantities are short ("500m", "1.5Gi"; a
+ * canonical one is at most ~20 characters), but the pattern alone lets a tenant store megabytes of
+ * digits that every reader (controller cache, validator, CEL) then carries.
+ */
+export const MAX_QUANTITY_LENGTH = 64;
+
+/**
+ * The most Job names `status.active` lists: the CronJob can have more running (concurrencyPolicy
+ * Allow), and the status builder (src/pure/status.ts) keeps the first ones by name, so its write stays valid.
+ */
+export const MAX_ACTIVE_JOBS = 32;
+
+/** The most conditions `status.conditions` holds: Ready plus conditions other writers set (the status builder keeps the first of those). */
+export const MAX_CONDITIONS = 16;
+
+/** The longest Job name (a DNS-1123 subdomain); the CronJob controller's are at most 52 + 11 characters. */
+export const MAX_JOB_NAME_LENGTH = 253;
+
 const quantity = (what: string, example: string): SchemaNode => ({
   type: 'string',
+  maxLength: MAX_QUANTITY_LENGTH,
   pattern: QUANTITY_PATTERN,
   description: `${what} as a Kubernetes quantity, e.g. "${example}".`,
 });
@@ -381,12 +401,14 @@ export const backupScheduleSchema: SchemaNode = {
         },
         active: {
           type: 'array',
+          maxItems: MAX_ACTIVE_JOBS,
           'x-kubernetes-list-type': 'set',
-          description: 'Names of the backup Jobs currently running.',
-          items: { type: 'string', description: 'Name of a running Job.' },
+          description: `Names of the backup Jobs currently running, sorted; the first ${MAX_ACTIVE_JOBS} when more are.`,
+          items: { type: 'string', maxLength: MAX_JOB_NAME_LENGTH, description: 'Name of a running Job.' },
         },
         conditions: {
           type: 'array',
+          maxItems: MAX_CONDITIONS,
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['type'],
           description: 'Current conditions; Ready is True when the CronJob matches the spec.',

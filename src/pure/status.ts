@@ -10,6 +10,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { BackupScheduleStatus, Condition, FieldError } from '../api/index.ts';
+import { MAX_ACTIVE_JOBS, MAX_CONDITIONS, MAX_JOB_NAME_LENGTH } from '../api/schema.ts';
 import type { KubeObject, OwnerReference } from '../kube/object.ts';
 
 /** The status this controller writes, as the schema in src/api defines it. */
@@ -92,10 +93,17 @@ function childStatus(child: KubeObject | undefined): CronJobStatusView {
   return typeof status === 'object' && status !== null ? (status as CronJobStatusView) : {};
 }
 
-/** Names of the running Jobs, sorted so that the CronJob controller's ordering never causes a write. */
+/**
+ * Names of the running Jobs, sorted so that the CronJob controller's ordering never causes a write,
+ * within the schema's bounds (a set of at most MAX_ACTIVE_JOBS names): the CronJob's status may list
+ * more Jobs (concurrencyPolicy Allow) or, written by someone else, repeat or overlong names, and a
+ * status outside the bounds could never be written. The first names kept are the oldest Jobs (the
+ * CronJob controller names them <cronjob>-<scheduled minute>).
+ */
 function activeJobNames(active: unknown[] | undefined): string[] {
   const names = (active ?? []).map((ref) => (typeof ref === 'object' && ref !== null ? (ref as { name?: unknown }).name : undefined));
-  return names.filter((n): n is string => typeof n === 'string').sort();
+  const valid = names.filter((n): n is string => typeof n === 'string' && n.length <= MAX_JOB_NAME_LENGTH);
+  return [...new Set(valid)].sort().slice(0, MAX_ACTIVE_JOBS);
 }
 
 function readyCondition(
@@ -216,7 +224,8 @@ export function computeStatus(
   if (fromChild.lastScheduleTime) status.lastScheduleTime = fromChild.lastScheduleTime;
   if (fromChild.lastSuccessfulTime) status.lastSuccessfulTime = fromChild.lastSuccessfulTime;
   if (ours) status.active = activeJobNames(fromChild.active);
-  status.conditions = [condition, ...others];
+  // Conditions other writers set are kept, as many as the schema's bound leaves beside Ready.
+  status.conditions = [condition, ...others.slice(0, MAX_CONDITIONS - 1)];
   return status;
 }
 
