@@ -28,16 +28,25 @@ const SOURCES: Readonly<Record<ServedGroupVersion, { readonly schema: SchemaNode
 };
 
 /**
+ * `required` as ajv's strict mode accepts it in a subschema: each required name also under `properties`
+ * (as `true`, which checks nothing). ajv's strictRequired looks for a required name among the
+ * properties defined so far at that level, and an applicator (`oneOf`, `if`, `not`) is compiled before
+ * its parent's `properties`, so a bare `{ required: ['etcd'] }` fails `new Ajv({ strict: true })`.
+ */
+const requiring = (...names: string[]): SchemaNode => ({ required: names, properties: Object.fromEntries(names.map((name) => [name, true])) });
+
+/**
  * CEL rules (by their text) in JSON Schema, merged into the node that carries the rule. A rule missing
  * here is one JSON Schema cannot express; test/api/json-schema.test.ts lists those.
  */
 export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
   '(has(self.etcd) ? 1 : 0) + (has(self.persistentVolumeClaim) ? 1 : 0) == 1': {
-    oneOf: [{ required: ['etcd'] }, { required: ['persistentVolumeClaim'] }],
+    oneOf: [requiring('etcd'), requiring('persistentVolumeClaim')],
   },
   "!has(self.tlsSecretName) || self.endpoints.all(e, e.startsWith('https://'))": {
-    if: { required: ['tlsSecretName'] },
-    then: { properties: { endpoints: { items: { pattern: '^https://' } } } },
+    if: requiring('tlsSecretName'),
+    // Types restated: a strict ajv wants the type of every node whose keywords apply to one type only.
+    then: { properties: { endpoints: { type: 'array', items: { type: 'string', pattern: '^https://' } } } },
   },
   "!self.split('/').exists(s, s == '..')": { not: { pattern: '(^|/)\\.\\.(/|$)' } },
   // v1: a union's discriminator names the member that is set, and no other member is. The source's and
@@ -46,7 +55,7 @@ export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
   ...Object.fromEntries(
     Object.entries({ ...SOURCE_TYPES, ...DESTINATION_TYPES }).map(([member, type]) => [
       `(self.type == '${type}') == has(self.${member})`,
-      { if: { ...(type === DEFAULT_DESTINATION_TYPE ? {} : { required: ['type'] }), properties: { type: { const: type } } }, then: { required: [member] }, else: { not: { required: [member] } } },
+      { if: { ...(type === DEFAULT_DESTINATION_TYPE ? {} : { required: ['type'] }), properties: { type: { const: type } } }, then: requiring(member), else: { not: requiring(member) } },
     ]),
   ),
   "!has(self.endpoint) || self.endpoint.startsWith('https://') || (has(self.allowHttp) && self.allowHttp)": {
@@ -56,7 +65,7 @@ export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
   "!self.contains('..')": { not: { pattern: '\\.\\.' } },
   "!self.matches('^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$')": { not: { pattern: '^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$' } },
   "!self.split('/').exists(s, s == '.' || s == '..')": { not: { pattern: '(^|/)\\.\\.?(/|$)' } },
-  [RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || ')]: { anyOf: RETENTION_RULES.map((rule) => ({ required: [rule] })) },
+  [RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || ')]: { anyOf: RETENTION_RULES.map((rule) => requiring(rule)) },
 };
 
 /** Keywords only the API server or the type generator understand (closeObjects turned int32/int64 into bounds). */
