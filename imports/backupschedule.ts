@@ -306,9 +306,19 @@ export interface BackupScheduleStatus {
    */
   lastScheduleTime?: string;
   /**
-   * When a backup last completed successfully (from the CronJob's status).
+   * When a backup last completed successfully (from the backup Jobs, or the CronJob's status).
    */
   lastSuccessfulTime?: string;
+  /**
+   * When a backup Job last failed.
+   */
+  lastFailedTime?: string;
+  /**
+   * The last finished backup Jobs, newest first (at most 5; kept after the CronJob's history limits delete the Jobs).
+   *
+   * @maxItems 5
+   */
+  recentRuns?: BackupRun[];
   /**
    * Names of the backup Jobs currently running, sorted; the first 32 when more are.
    *
@@ -318,11 +328,53 @@ export interface BackupScheduleStatus {
    */
   active?: string[];
   /**
-   * Current conditions; Ready is True when the CronJob matches the spec.
+   * Current conditions: Ready is True when the CronJob matches the spec; LastBackupSucceeded says how the last finished backup Job ended (Unknown until one has).
    *
    * @maxItems 16
    */
   conditions?: Condition[];
+}
+/**
+ * A finished backup Job of the schedule, from the Job's status (its Complete or Failed condition).
+ */
+export interface BackupRun {
+  /**
+   * Name of the Job.
+   *
+   * @maxLength 63
+   */
+  job: string;
+  /**
+   * When the Job started.
+   */
+  startTime?: string;
+  /**
+   * When the Job completed or failed.
+   */
+  completionTime: string;
+  /**
+   * How the Job ended.
+   */
+  result: 'Succeeded' | 'Failed';
+  /**
+   * Why the Job failed: BackoffLimitExceeded, DeadlineExceeded, PodFailurePolicy…
+   *
+   * @maxLength 128
+   */
+  reason?: string;
+  /**
+   * Exit code of the backup container that failed the Job (PodFailurePolicy): 3 incomplete volume archive, 4 pruning failed.
+   *
+   * @minimum 0
+   * @maximum 255
+   */
+  exitCode?: number;
+  /**
+   * The Job controller's failure message, shortened.
+   *
+   * @maxLength 256
+   */
+  message?: string;
 }
 /**
  * One aspect of the current state (Kubernetes API conventions, metav1.Condition).

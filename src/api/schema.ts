@@ -127,6 +127,22 @@ const condition: SchemaNode = {
   },
 };
 
+const backupRun: SchemaNode = {
+  type: 'object',
+  title: 'BackupRun',
+  description: 'A finished backup Job of the schedule, from the Job\'s status (its Complete or Failed condition).',
+  required: ['job', 'completionTime', 'result'],
+  properties: {
+    job: { type: 'string', maxLength: 63, description: 'Name of the Job.' },
+    startTime: { type: 'string', format: 'date-time', description: 'When the Job started.' },
+    completionTime: { type: 'string', format: 'date-time', description: 'When the Job completed or failed.' },
+    result: { type: 'string', enum: ['Succeeded', 'Failed'], description: 'How the Job ended.' },
+    reason: { type: 'string', maxLength: 128, description: 'Why the Job failed: BackoffLimitExceeded, DeadlineExceeded, PodFailurePolicy…' },
+    exitCode: { type: 'integer', minimum: 0, maximum: 255, description: 'Exit code of the backup container that failed the Job (PodFailurePolicy): 3 incomplete volume archive, 4 pruning failed.' },
+    message: { type: 'string', maxLength: 256, description: 'The Job controller\'s failure message, shortened.' },
+  },
+};
+
 /** The BackupSchedule JSON Schema (object root: apiVersion, kind, metadata, spec, status). */
 export const backupScheduleSchema: SchemaNode = {
   type: 'object',
@@ -397,7 +413,19 @@ export const backupScheduleSchema: SchemaNode = {
         lastSuccessfulTime: {
           type: 'string',
           format: 'date-time',
-          description: 'When a backup last completed successfully (from the CronJob\'s status).',
+          description: 'When a backup last completed successfully (from the backup Jobs, or the CronJob\'s status).',
+        },
+        lastFailedTime: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When a backup Job last failed.',
+        },
+        recentRuns: {
+          type: 'array',
+          'x-kubernetes-list-type': 'atomic',
+          maxItems: 5,
+          description: 'The last finished backup Jobs, newest first (at most 5; kept after the CronJob\'s history limits delete the Jobs).',
+          items: backupRun,
         },
         active: {
           type: 'array',
@@ -411,7 +439,7 @@ export const backupScheduleSchema: SchemaNode = {
           maxItems: MAX_CONDITIONS,
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['type'],
-          description: 'Current conditions; Ready is True when the CronJob matches the spec.',
+          description: 'Current conditions: Ready is True when the CronJob matches the spec; LastBackupSucceeded says how the last finished backup Job ended (Unknown until one has).',
           items: condition,
         },
       },

@@ -18,3 +18,6 @@ export const CRON_JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 
 
 /** Core `events/v1` (what `kubectl describe` shows). */
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
+
+/** `jobs.batch/v1`: the backup Jobs the child CronJobs start (read only: get, list, watch). */
+export const JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };

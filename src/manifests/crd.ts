@@ -36,6 +36,8 @@ export const PRINTER_COLUMNS: readonly ICustomResourceColumnDefinition[] = [
   { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspend', description: 'Whether scheduling is suspended.' },
   { name: 'Last Schedule', type: 'date', jsonPath: '.status.lastScheduleTime', description: 'When a backup was last scheduled.' },
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Ready condition status.' },
+  { name: 'Last Success', type: 'date', jsonPath: '.status.lastSuccessfulTime', description: 'When a backup last succeeded.' },
+  { name: 'Last Result', type: 'string', jsonPath: '.status.recentRuns[0].result', description: 'How the last finished backup Job ended (Succeeded or Failed).' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   { name: 'Time Zone', type: 'string', jsonPath: '.spec.timeZone', description: 'IANA time zone of the schedule.', priority: 1 },
   { name: 'CronJob', type: 'string', jsonPath: '.status.cronJobName', description: 'Name of the child CronJob.', priority: 1 },

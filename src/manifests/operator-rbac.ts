@@ -49,6 +49,9 @@ export const CLUSTER_RULES: readonly IPolicyRule[] = [
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
   { apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+  // The backup Jobs, for how the runs went (status.recentRuns, LastBackupSucceeded): read from the
+  // informer's cache only, so no get; and no Pods (docs/backup-outcomes.md says why).
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'watch'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 

@@ -12,6 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BackupScheduleStatus, Condition, FieldError } from '../api/index.ts';
 import { MAX_ACTIVE_JOBS, MAX_CONDITIONS, MAX_JOB_NAME_LENGTH } from '../api/schema.ts';
 import type { KubeObject, OwnerReference } from '../kube/object.ts';
+import { backupOutcome, LAST_BACKUP_SUCCEEDED, type JobView } from './backup-runs.ts';
 
 /** The status this controller writes, as the schema in src/api defines it. */
 export type ScheduleStatus = BackupScheduleStatus;
@@ -198,13 +199,17 @@ function readyCondition(
 /**
  * The status the schedule should have, given its child (only when the child is controlled by this
  * schedule) and the reconcile outcome. `now` (ms since the epoch) stamps `lastTransitionTime` only when
- * the `Ready` status changes; otherwise the previous time is kept, so the result is stable.
+ * the `Ready` status changes; otherwise the previous time is kept, so the result is stable. With `jobs`
+ * (the child's Jobs the controller has cached), the status also says how the backups went
+ * (src/pure/backup-runs.ts: `recentRuns`, `lastSuccessfulTime`, `lastFailedTime`, `LastBackupSucceeded`);
+ * without, those fields are left out.
  */
 export function computeStatus(
   schedule: StatusSubject,
   child: KubeObject | undefined,
   outcome: StatusOutcome,
   now: number,
+  jobs?: readonly JobView[],
 ): ScheduleStatus {
   const ours = outcome.kind === 'ChildNameConflict' ? undefined : child;
   const fromChild = childStatus(ours);
@@ -217,13 +222,21 @@ export function computeStatus(
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     lastTransitionTime: previous && previous.status === ready.status ? previous.lastTransitionTime : formatTime(now),
   };
-  const others = (schedule.status?.conditions ?? []).filter((c) => c.type !== READY);
+  // The history outlives the child (kept from the stored status); only the child's own Jobs add to it.
+  const runs = jobs === undefined ? undefined : backupOutcome(schedule.status, ours ? jobs : [], fromChild.lastSuccessfulTime, generation, formatTime(now));
+  const stored = (schedule.status?.conditions ?? []).filter((c) => c.type !== READY && (runs === undefined || c.type !== LAST_BACKUP_SUCCEEDED));
+  const others = runs ? [runs.condition, ...stored] : stored;
   const status: ScheduleStatus = {};
   if (generation !== undefined) status.observedGeneration = generation;
   if (ours?.metadata.name) status.cronJobName = ours.metadata.name;
   if (fromChild.lastScheduleTime) status.lastScheduleTime = fromChild.lastScheduleTime;
   if (fromChild.lastSuccessfulTime) status.lastSuccessfulTime = fromChild.lastSuccessfulTime;
   if (ours) status.active = activeJobNames(fromChild.active);
+  if (runs) {
+    if (runs.lastSuccessfulTime) status.lastSuccessfulTime = runs.lastSuccessfulTime;
+    if (runs.lastFailedTime) status.lastFailedTime = runs.lastFailedTime;
+    status.recentRuns = runs.recentRuns;
+  }
   // Conditions other writers set are kept, as many as the schema's bound leaves beside Ready.
   status.conditions = [condition, ...others.slice(0, MAX_CONDITIONS - 1)];
   return status;

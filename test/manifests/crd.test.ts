@@ -60,12 +60,14 @@ describe('BackupScheduleCrd', () => {
     expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: false, subresources: { status: {} } });
   });
 
-  it('prints Schedule, Suspended, Last Schedule, Ready and Age columns, and Time Zone, CronJob and Message only with -o wide', () => {
+  it('prints Schedule, Suspended, Last Schedule, Ready, Last Success, Last Result and Age columns, and Time Zone, CronJob and Message only with -o wide', () => {
     expect(version.additionalPrinterColumns.map((c: { name: string; jsonPath: string; priority?: number }) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
       ['Schedule', '.spec.schedule', 0],
       ['Suspended', '.spec.suspend', 0],
       ['Last Schedule', '.status.lastScheduleTime', 0],
       ['Ready', '.status.conditions[?(@.type=="Ready")].status', 0],
+      ['Last Success', '.status.lastSuccessfulTime', 0],
+      ['Last Result', '.status.recentRuns[0].result', 0],
       ['Age', '.metadata.creationTimestamp', 0],
       ['Time Zone', '.spec.timeZone', 1],
       ['CronJob', '.status.cronJobName', 1],

@@ -19,6 +19,7 @@ describe('OperatorRbac', () => {
       'kubelings.dev/backupschedules/status: update',
       'kubelings.dev/backupschedules/finalizers: update',
       'batch/cronjobs: get,list,watch,create,patch',
+      'batch/jobs: list,watch',
       '/events: create,patch',
     ]);
   });

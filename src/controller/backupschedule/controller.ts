@@ -1,6 +1,6 @@
 /**
  * The BackupSchedule controller as the manager (src/runtime/manager.ts) runs it: its informers
- * (schedules, their child CronJobs), the event handlers that map a change to the schedule keys to
+ * (schedules, their child CronJobs, the backup Jobs those start), the event handlers that map a change to the schedule keys to
  * reconcile, the reconciler on a controller loop, and the heap compactor after bursts.
  */
 import { childName, LABEL_MANAGED_BY, OPERATOR_NAME } from '../../pure/index.ts';
@@ -8,13 +8,16 @@ import type { KubeVersion } from '../../pure/cluster-features.ts';
 import { objectKey, type KubeObject } from '../../kube/object.ts';
 import { ResourceClient } from '../../kube/resource-client.ts';
 import { Controller } from '../../runtime/controller.ts';
+import { CONTROLLER_OWNER_UID_INDEX, controllerOwnerUidIndex } from '../../runtime/store.ts';
 import type { ManagedController, Manager } from '../../runtime/manager.ts';
 import type { ControllerOptions } from '../cli-options.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import { HeapCompactor } from '../heap-compactor.ts';
-import { BACKUP_SCHEDULES, CRON_JOBS, type BackupScheduleObject } from '../resources.ts';
+import { BACKUP_SCHEDULES, CRON_JOBS, JOBS, type BackupScheduleObject } from '../resources.ts';
+import { JOB_SELECTOR, ownerCronJobName, stripJob } from './job-cache.ts';
 import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
 import { OwnStatusWrites } from './own-status-writes.ts';
+import type { StatusObserver } from './reconciler-options.ts';
 import { BackupScheduleReconciler } from './reconciler.ts';
 
 /** The controller's name: metrics label, queue name, log field. */
@@ -54,6 +57,8 @@ export interface BackupScheduleControllerSetup {
   readonly serverVersionChecked: Promise<unknown>;
   /** The API server's version, for messages. */
   readonly serverVersion: () => KubeVersion | undefined;
+  /** Told every computed status (the backup-outcome metrics). @default none */
+  readonly statusObserver?: StatusObserver;
 }
 
 /** The BackupSchedule controller, registered with `manager`; its work queue is exposed for the Event lane. */
@@ -79,9 +84,15 @@ export function addBackupScheduleController(manager: Manager, setup: BackupSched
     resyncPeriodMs: 0,
   });
 
+  // The backup Jobs, read only: how the runs went (src/pure/backup-runs.ts), found by their CronJob's uid.
+  const jobs = manager.namespacedInformers<KubeObject>(options.namespaces, { resource: JOBS, transform: stripJob, labelSelector: JOB_SELECTOR, resyncPeriodMs: 0 });
+  for (const informer of jobs.all) informer.store.addIndex(CONTROLLER_OWNER_UID_INDEX, controllerOwnerUidIndex);
+
   const reconciler = new BackupScheduleReconciler({
     schedules,
     cronJobs,
+    jobs: (child) => (child.metadata.uid ? jobs.byIndex(CONTROLLER_OWNER_UID_INDEX, child.metadata.namespace, child.metadata.uid) : []),
+    ...(setup.statusObserver ? { statusObserver: setup.statusObserver } : {}),
     writes: {
       createCronJob: (cronJob) => cronJobsApi.create(cronJob),
       getCronJob: (ref) => cronJobsApi.get(ref),
@@ -105,7 +116,7 @@ export function addBackupScheduleController(manager: Manager, setup: BackupSched
       },
     },
     concurrency: options.concurrency,
-    informers: [...schedules.all, ...cronJobs.all],
+    informers: [...schedules.all, ...cronJobs.all, ...jobs.all],
     logger,
     metrics,
     workQueueMetrics: metrics.workQueue,
@@ -164,6 +175,15 @@ export function addBackupScheduleController(manager: Manager, setup: BackupSched
       onDelete: enqueueForCronJob,
     });
   }
+
+  // A Job event concerns the schedule whose child CronJob controls the Job.
+  const enqueueForJob = (job: KubeObject): void => {
+    const cronJob = ownerCronJobName(job);
+    const namespace = job.metadata.namespace;
+    if (cronJob === undefined) return;
+    for (const s of schedules.byIndex(CHILD_NAME_INDEX, namespace, objectKey({ namespace, name: cronJob }))) queue.add(scheduleKey(s));
+  };
+  for (const informer of jobs.all) informer.addEventHandler({ onAdd: enqueueForJob, onUpdate: (_, job) => enqueueForJob(job), onDelete: enqueueForJob });
 
   const managed: BackupScheduleController = {
     name: CONTROLLER_NAME,

@@ -4,7 +4,9 @@
  */
 import type { ChildMergePatch } from '../../pure/child-patch.ts';
 import type { DampingPolicy } from '../../pure/child-write-damping.ts';
+import type { BackupRun, JobView } from '../../pure/backup-runs.ts';
 import type { KubeVersion } from '../../pure/cluster-features.ts';
+import type { ScheduleStatus } from '../../pure/status.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { EventRecorder } from '../event-recorder.ts';
@@ -43,6 +45,14 @@ export interface ReconcileLogger {
   warn(fields: object, message: string): void;
 }
 
+/** Watches how the backups go: the metrics of src/controller/backupschedule/outcome-metrics.ts. */
+export interface StatusObserver {
+  /** The status a reconcile computed for `schedule` (written or already stored); `newRuns` were just written. */
+  observed(schedule: BackupScheduleObject, status: ScheduleStatus, newRuns: readonly BackupRun[]): void;
+  /** The schedule `key` is gone. */
+  gone(key: string): void;
+}
+
 /** Options for {@link BackupScheduleReconciler}. */
 export interface BackupScheduleReconcilerOptions {
   /** The BackupSchedule informer's cache. */
@@ -51,6 +61,13 @@ export interface BackupScheduleReconcilerOptions {
   readonly cronJobs: CacheReader<KubeObject>;
   /** The API writes. */
   readonly writes: ReconcilerWrites;
+  /**
+   * The cached Jobs a child CronJob controls (found by its uid). With it the status reports the backup
+   * runs (src/pure/backup-runs.ts) and Events `BackupFailed`/`BackupSucceeded` follow them. @default no runs reported
+   */
+  readonly jobs?: (child: KubeObject) => readonly JobView[];
+  /** Told every computed status and every schedule gone. @default none */
+  readonly statusObserver?: StatusObserver;
   /** Records Kubernetes Events on the schedule. @default no Events */
   readonly events?: EventRecorder;
   /** Image of the backup container when a spec sets none (`--backup-image`); always allowed. @default DEFAULT_BACKUP_IMAGE */

@@ -54,6 +54,7 @@ import { cronJobDrift, mergeDesiredIntoObserved } from '../../pure/cronjob-diff.
 import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed, suspendedCopy } from '../../pure/endpoint-policy.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../../pure/image-policy.ts';
 import { DEFAULT_BACKUP_IMAGE } from '../../pure/image.ts';
+import type { JobView } from '../../pure/backup-runs.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../../pure/status.ts';
 import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../../kube/object.ts';
@@ -62,10 +63,11 @@ import { TerminalError, type ReconcileResult } from '../../runtime/reconciler.ts
 import type { EventRecorder } from '../event-recorder.ts';
 import { childRefOf, getLiveChild, lookUpChild } from './child-lookup.ts';
 import { cachedWhole } from './event-mapping.ts';
-import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
+import type { BackupScheduleReconcilerOptions, CacheReader, ReconcileLogger, ReconcilerWrites, StatusObserver } from './reconciler-options.ts';
+import { runEvents } from './run-events.ts';
 import type { BackupScheduleObject } from '../resources.ts';
 
-export type { BackupScheduleReconcilerOptions, CacheReader, ChildRef, ReconcileLogger, ReconcilerWrites } from './reconciler-options.ts';
+export type { BackupScheduleReconcilerOptions, CacheReader, ChildRef, ReconcileLogger, ReconcilerWrites, StatusObserver } from './reconciler-options.ts';
 
 /** What one reconcile did: its single move, for logs and tests. */
 export type ReconcileMove = 'none' | 'createCronJob' | 'patchCronJob' | 'updateStatus';
@@ -107,6 +109,8 @@ export class BackupScheduleReconciler {
   readonly #schedules: CacheReader<BackupScheduleObject>;
   readonly #cronJobs: CacheReader<KubeObject>;
   readonly #writes: ReconcilerWrites;
+  readonly #jobs: ((child: KubeObject) => readonly JobView[]) | undefined;
+  readonly #observer: StatusObserver | undefined;
   readonly #events: EventRecorder | undefined;
   readonly #image: string;
   readonly #allowedImages: readonly string[];
@@ -124,6 +128,8 @@ export class BackupScheduleReconciler {
     this.#schedules = options.schedules;
     this.#cronJobs = options.cronJobs;
     this.#writes = options.writes;
+    this.#jobs = options.jobs;
+    this.#observer = options.statusObserver;
     this.#events = options.events;
     this.#image = options.backupImage ?? DEFAULT_BACKUP_IMAGE;
     this.#allowedImages = options.allowedImages ?? [];
@@ -146,6 +152,7 @@ export class BackupScheduleReconciler {
     this.#verified.delete(key);
     if (!schedule || schedule.metadata.deletionTimestamp) {
       this.#lastWrites.delete(key);
+      this.#observer?.gone(key);
       return { move: 'none', result: {} };
     }
     if (verified && verified.uid === schedule.metadata.uid && verified.generation === schedule.metadata.generation) {
@@ -330,8 +337,13 @@ export class BackupScheduleReconciler {
     outcome: StatusOutcome,
     onChange?: (message: string) => void,
   ): Promise<Outcome> {
-    const status: ScheduleStatus = computeStatus(schedule, child, outcome, this.#clock.now());
-    if (statusEqual(schedule.status, status)) return { move: 'none', result: {} };
+    const jobs = this.#jobs ? (child ? this.#jobs(child) : []) : undefined;
+    const status: ScheduleStatus = computeStatus(schedule, child, outcome, this.#clock.now(), jobs);
+    const key = objectKey(schedule.metadata);
+    if (statusEqual(schedule.status, status)) {
+      this.#observer?.observed(schedule, status, []);
+      return { move: 'none', result: {} };
+    }
     try {
       await this.#writes.updateScheduleStatus({ ...schedule, status });
     } catch (err) {
@@ -347,8 +359,11 @@ export class BackupScheduleReconciler {
       throw err;
     }
     const ready = status.conditions?.find((c) => c.type === READY);
-    this.#logger.info({ key: objectKey(schedule.metadata), ready: ready?.status, reason: ready?.reason }, 'updated status');
+    this.#logger.info({ key, ready: ready?.status, reason: ready?.reason }, 'updated status');
     if (onChange && ready) onChange(ready.message);
+    const runs = runEvents(schedule.status, status);
+    for (const event of runs.events) this.#events?.event(schedule, event.type, event.reason, event.message);
+    this.#observer?.observed(schedule, status, runs.newRuns);
     return { move: 'updateStatus', result: {} };
   }
 }

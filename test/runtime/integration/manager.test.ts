@@ -84,10 +84,11 @@ describe('Manager', () => {
     await waitFor('both handlers', () => seen.length === 2);
     expect(seen.sort()).toEqual(['first:one', 'second:one']);
     expect(calls).toEqual(['first:start', 'second:start']);
-    const lists = server.requestLog.entries().filter((e) => e.resource === 'configmaps' && e.verb === 'list');
-    const watches = server.requestLog.entries().filter((e) => e.resource === 'configmaps' && e.verb === 'watch');
-    expect(lists).toHaveLength(1);
-    expect(watches).toHaveLength(1);
+    const count = (verb: string): number => server.requestLog.entries().filter((e) => e.resource === 'configmaps' && e.verb === verb).length;
+    // The watch starts after the LIST's objects reached the handlers.
+    await waitFor('the watch', () => count('watch') > 0);
+    expect(count('list')).toBe(1);
+    expect(count('watch')).toBe(1);
     expect(() => m.add(recordingController('late', calls))).toThrow(/before start/);
     await m.shutdown(1_000);
     expect(calls).toEqual(['first:start', 'second:start', 'first:stop', 'second:stop', 'flush']);

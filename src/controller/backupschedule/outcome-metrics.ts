@@ -1,0 +1,96 @@
+/**
+ * The backup-outcome metrics on `/metrics`, one series per schedule (label set `namespace`, `name`),
+ * removed when the schedule goes:
+ * - `backupschedule_last_success_timestamp_seconds`, `backupschedule_last_failure_timestamp_seconds`
+ *   (status.lastSuccessfulTime / lastFailedTime; absent until there is one);
+ * - `backupschedule_runs_total{result}`: finished runs this process saw added to the status (a counter:
+ *   `increase()` over it counts failures whatever restarts happen);
+ * - `backupschedule_expected_interval_seconds`: the longest gap between due times (src/pure/expected-interval.ts),
+ *   what the alert "no success in 2 intervals" compares against.
+ * Cardinality: 4 + 2 series per schedule at most, bounded by the schedules the controller watches
+ * (docs/backup-outcomes.md has the 10,000-schedule measurement).
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { objectKey } from '../../kube/object.ts';
+import type { BackupRun } from '../../pure/backup-runs.ts';
+import { expectedIntervalMs } from '../../pure/expected-interval.ts';
+import type { ScheduleStatus } from '../../pure/status.ts';
+import type { Clock } from '../../runtime/clock.ts';
+import type { BackupScheduleObject } from '../resources.ts';
+import type { StatusObserver } from './reconciler-options.ts';
+
+const RESULTS: readonly BackupRun['result'][] = ['Succeeded', 'Failed'];
+
+/** What one schedule's series were last set from, so an unchanged status costs a map lookup. */
+interface Seen {
+  readonly labels: { readonly namespace: string; readonly name: string };
+  lastSuccess: string | undefined;
+  lastFailure: string | undefined;
+  /** `schedule|timeZone` the interval was computed for. */
+  cron: string | undefined;
+}
+
+function seconds(time: string): number {
+  return Date.parse(time) / 1000;
+}
+
+/** The metrics, fed by the reconciler (a {@link StatusObserver}). */
+export class OutcomeMetrics implements StatusObserver {
+  readonly #lastSuccess: Gauge;
+  readonly #lastFailure: Gauge;
+  readonly #runs: Counter;
+  readonly #interval: Gauge;
+  readonly #clock: Clock;
+  readonly #seen = new Map<string, Seen>();
+
+  constructor(registry: Registry, clock: Clock) {
+    this.#clock = clock;
+    const labelNames = ['namespace', 'name'] as const;
+    this.#lastSuccess = new Gauge({ name: 'backupschedule_last_success_timestamp_seconds', help: 'When the schedule\'s last successful backup Job completed (status.lastSuccessfulTime), Unix seconds.', labelNames, registers: [registry] });
+    this.#lastFailure = new Gauge({ name: 'backupschedule_last_failure_timestamp_seconds', help: 'When the schedule\'s last backup Job failed (status.lastFailedTime), Unix seconds.', labelNames, registers: [registry] });
+    this.#runs = new Counter({ name: 'backupschedule_runs_total', help: 'Finished backup Jobs the controller recorded in the schedule\'s status, by result (Succeeded, Failed).', labelNames: [...labelNames, 'result'], registers: [registry] });
+    this.#interval = new Gauge({ name: 'backupschedule_expected_interval_seconds', help: 'Longest time between two due runs of the schedule\'s cron expression (over its next 16 runs), seconds.', labelNames, registers: [registry] });
+  }
+
+  /** Sets the schedule's series from the status a reconcile computed. */
+  observed(schedule: BackupScheduleObject, status: ScheduleStatus, newRuns: readonly BackupRun[]): void {
+    const key = objectKey(schedule.metadata);
+    let seen = this.#seen.get(key);
+    if (!seen) {
+      seen = { labels: { namespace: schedule.metadata.namespace ?? '', name: schedule.metadata.name ?? '' }, lastSuccess: undefined, lastFailure: undefined, cron: undefined };
+      this.#seen.set(key, seen);
+      // Both results exist from the start, so increase() sees the first failure.
+      for (const result of RESULTS) this.#runs.inc({ ...seen.labels, result }, 0);
+    }
+    const { labels } = seen;
+    if (status.lastSuccessfulTime !== seen.lastSuccess) {
+      seen.lastSuccess = status.lastSuccessfulTime;
+      if (seen.lastSuccess) this.#lastSuccess.set(labels, seconds(seen.lastSuccess));
+      else this.#lastSuccess.remove(labels);
+    }
+    if (status.lastFailedTime !== seen.lastFailure) {
+      seen.lastFailure = status.lastFailedTime;
+      if (seen.lastFailure) this.#lastFailure.set(labels, seconds(seen.lastFailure));
+      else this.#lastFailure.remove(labels);
+    }
+    for (const run of newRuns) this.#runs.inc({ ...labels, result: run.result });
+    const cron = `${schedule.spec.schedule}|${schedule.spec.timeZone ?? ''}`;
+    if (cron !== seen.cron) {
+      seen.cron = cron;
+      const ms = expectedIntervalMs(schedule.spec.schedule, schedule.spec.timeZone, this.#clock.now());
+      if (ms !== undefined) this.#interval.set(labels, ms / 1000);
+      else this.#interval.remove(labels);
+    }
+  }
+
+  /** Removes every series of the schedule `key`. */
+  gone(key: string): void {
+    const seen = this.#seen.get(key);
+    if (!seen) return;
+    this.#seen.delete(key);
+    this.#lastSuccess.remove(seen.labels);
+    this.#lastFailure.remove(seen.labels);
+    this.#interval.remove(seen.labels);
+    for (const result of RESULTS) this.#runs.remove({ ...seen.labels, result });
+  }
+}
