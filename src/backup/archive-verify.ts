@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { TarReader } from './tar-reader.ts';
+import { TarReader, type TarSink } from './tar-reader.ts';
 
 /** What a verified archive holds. */
 export interface ArchiveReport {
@@ -38,13 +38,15 @@ export interface VerifyArchiveOptions {
   readonly onBytes?: (bytes: number) => void;
   /** The writer's `metadataSha256`: the headers must decode to exactly that metadata. @default not checked */
   readonly expectedMetadataSha256?: string;
+  /** Hears of every entry (a restore checks each path before it writes anything). @default none */
+  readonly sink?: TarSink;
 }
 
 /** Reads `path` through gunzip and the tar reader; rejects with {@link ArchiveInvalidError}. */
 export async function verifyArchive(path: string, options: VerifyArchiveOptions = {}): Promise<ArchiveReport> {
   const { size } = await stat(path);
   const hash = createHash('sha256');
-  const reader = new TarReader();
+  const reader = new TarReader(options.sink);
   const hasher = new Transform({
     transform(chunk: Buffer, _enc, done) {
       hash.update(chunk);

@@ -24,6 +24,7 @@ const SCAVENGE_EVERY_BYTES = 1 << 20;
 
 /** Runs `backup <argv…>`; `env` is the process environment. */
 export async function runBackupCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
+  if (argv[0] === 'restore') return (await import('./restore/restore-cli.ts')).runRestoreCli(argv.slice(1), env);
   let command: BackupCommand;
   try {
     command = parseBackupArgs(argv, env);

@@ -9,7 +9,18 @@
  */
 import { createHash } from 'node:crypto';
 import { decodeSparseMap, type Segment } from './sparse-map.ts';
-import { BLOCK, metadataLine, type TarType } from './tar-header.ts';
+import { BLOCK, metadataLine, type EntryMetadata, type TarType } from './tar-header.ts';
+
+/**
+ * Hears of each entry as the reader decodes it (`backup restore` extracts through it; `verify` has
+ * none): {@link TarSink.entry} with the metadata the digest hashes, then {@link TarSink.data} with the
+ * entry's data bytes in order (a sparse file's segments back to back, its map not included).
+ */
+export interface TarSink {
+  /** `dataBytes`: what {@link TarSink.data} will bring (a sparse file's: its segments', maybe 0). */
+  entry(metadata: EntryMetadata, dataBytes: number): void;
+  data(chunk: Buffer): void;
+}
 
 /** Largest pax extended header or sparse map accepted (the runner writes at most ~3 MiB of map). */
 const MAX_META_BYTES = 8 << 20;
@@ -74,7 +85,8 @@ function paxNumber(pax: Map<string, string>, key: string, entry: string): number
 type State =
   | { kind: 'header' }
   | { kind: 'meta'; purpose: 'pax' | 'longname' | 'longlink' | 'global' | 'sparse'; need: number; skipAfter: number }
-  | { kind: 'skip'; remaining: number }
+  /** `remaining` bytes to pass over, the first `data` of them the entry's data (for the sink). */
+  | { kind: 'skip'; remaining: number; data: number }
   | { kind: 'end'; zeroBlocks: number };
 
 /** Feed it the uncompressed tar in chunks of any size, then call {@link TarReader.finish}. */
@@ -91,6 +103,9 @@ export class TarReader {
   /** Entries (files, links, symlinks, directories). */
   entries = 0;
 
+  /** @param sink hears of every entry and its data; none for a plain verification. */
+  constructor(private readonly sink?: TarSink) {}
+
   /** Consumes a chunk; throws {@link TarFormatError}. */
   push(chunk: Buffer): void {
     let at = 0;
@@ -98,6 +113,8 @@ export class TarReader {
       const state = this.#state;
       if (state.kind === 'skip') {
         const n = Math.min(state.remaining, chunk.length - at);
+        if (state.data > 0 && this.sink) this.sink.data(chunk.subarray(at, at + Math.min(n, state.data)));
+        state.data = Math.max(0, state.data - n);
         state.remaining -= n;
         at += n;
         if (state.remaining === 0) this.#state = { kind: 'header' };
@@ -185,8 +202,8 @@ export class TarReader {
       this.#state = { kind: 'meta', purpose: 'sparse', need: BLOCK, skipAfter: 0 };
       return;
     }
-    this.#metadata.update(metadataLine({ ...line, segments: [] }));
-    this.#state = dataBytes === 0 ? { kind: 'header' } : { kind: 'skip', remaining: Math.ceil(dataBytes / BLOCK) * BLOCK };
+    this.#emit({ ...line, segments: [] }, dataBytes);
+    this.#state = dataBytes === 0 ? { kind: 'header' } : { kind: 'skip', remaining: Math.ceil(dataBytes / BLOCK) * BLOCK, data: dataBytes };
   }
 
   /** A numeric ustar field, a pax record overriding it; a saturated field without one is an overflow. */
@@ -196,6 +213,11 @@ export class TarReader {
     if (override !== undefined) return override;
     if (parsed.saturated && field !== 'mode') throw new TarFormatError(`${where}: ${field} field is saturated (all 7s) with no pax record: the value overflowed the header and would not extract as it was`);
     return parsed.value;
+  }
+
+  #emit(metadata: EntryMetadata, dataBytes: number): void {
+    this.#metadata.update(metadataLine(metadata));
+    this.sink?.entry(metadata, dataBytes);
   }
 
   #meta(state: Extract<State, { kind: 'meta' }>, data: Buffer): void {
@@ -217,7 +239,7 @@ export class TarReader {
         this.#sparse(data);
         return;
     }
-    this.#state = state.skipAfter === 0 ? { kind: 'header' } : { kind: 'skip', remaining: state.skipAfter };
+    this.#state = state.skipAfter === 0 ? { kind: 'header' } : { kind: 'skip', remaining: state.skipAfter, data: 0 };
   }
 
   #sparse(block: Buffer): void {
@@ -241,9 +263,9 @@ export class TarReader {
       if (segment.length > 0) segments.push(segment);
     }
     if (map.mapBytes + stored !== entry.size) throw new TarFormatError(`${where}: sparse map promises ${stored} data bytes but the entry holds ${entry.size - map.mapBytes}`);
-    this.#metadata.update(metadataLine({ ...entry.line, segments }));
+    this.#emit({ ...entry.line, segments }, stored);
     this.#sparseEntry = undefined;
     const rest = Math.ceil(entry.size / BLOCK) * BLOCK - data.length;
-    this.#state = rest === 0 ? { kind: 'header' } : { kind: 'skip', remaining: rest };
+    this.#state = rest === 0 ? { kind: 'header' } : { kind: 'skip', remaining: rest, data: stored };
   }
 }

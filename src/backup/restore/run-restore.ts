@@ -1,0 +1,146 @@
+/**
+ * `backup restore`: picks and verifies a backup (select-backup.ts), then writes it into the target
+ * directory. A volume archive is extracted (extractor.ts) into an empty directory (unless overwrite);
+ * an etcd snapshot is copied there under its own name, verified again as written, and only then given
+ * its final name: the `.db` file `etcdutl snapshot restore` takes.
+ *
+ * Exit codes: 0 restored; 1 failed while writing (the target may hold part of the backup); 2 usage;
+ * 5 refused before anything was written (no such backup or none verifies, the archive is unsafe, the
+ * target is not empty).
+ */
+import { createReadStream } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { Clock } from '../../runtime/clock.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { describeIoError } from '../backup-errors.ts';
+import { makeDirectories, TempFile } from '../durable-file.ts';
+import { Progress } from '../progress.ts';
+import { TarReader } from '../tar-reader.ts';
+import { verifySnapshot } from '../snapshot-verify.ts';
+import { UnsafeEntryError } from './entry-paths.ts';
+import { Extractor, type ExtractStats } from './extractor.ts';
+import { RestoreRefusedError, selectBackup, type VerifiedBackup } from './select-backup.ts';
+
+/** Exit code: refused before anything was written. */
+export const EXIT_REFUSED = 5;
+
+/** A parsed `backup restore` command line. */
+export interface RestoreCommand {
+  readonly kind: 'restore';
+  /** The backup directory. */
+  readonly from: string;
+  /** A backup file name or `latest`. */
+  readonly backup: string;
+  /** Only this schedule's backups count for `latest`. */
+  readonly schedule: string | undefined;
+  readonly targetDir: string;
+  readonly overwrite: boolean;
+  readonly allowIncomplete: boolean;
+}
+
+/** What a restore did. */
+export interface RestoreOutcome {
+  readonly exitCode: number;
+  readonly message: string;
+  readonly backup?: { readonly file: string; readonly time: string; readonly size: number; readonly sha256: string };
+  readonly stats?: ExtractStats;
+}
+
+/** Dependencies of {@link runRestore}. */
+export interface RestoreDeps {
+  readonly logger: Logger;
+  readonly clock?: Clock;
+}
+
+/** Names a fresh file system puts in its root: an otherwise empty volume is empty. */
+const IGNORED_IN_EMPTY_TARGET = new Set(['lost+found']);
+
+/** Runs a restore; never throws for an expected failure: the outcome says how it ended. */
+export async function runRestore(command: RestoreCommand, deps: RestoreDeps): Promise<RestoreOutcome> {
+  const { logger } = deps;
+  let backup: VerifiedBackup;
+  try {
+    backup = await selectBackup(command.from, { backup: command.backup, schedule: command.schedule, allowIncomplete: command.allowIncomplete }, (message) => logger.warn(message));
+    logger.info({ backup: backup.name.file, size: backup.size, sha256: backup.sha256 }, 'backup verified');
+    await makeDirectories(command.targetDir, 0o700);
+    if (backup.name.kind === 'volume-archive' && !command.overwrite) await refuseNonEmpty(command.targetDir);
+  } catch (err) {
+    return refused(logger, err);
+  }
+  const summary = { file: backup.name.file, time: new Date(backup.name.time).toISOString(), size: backup.size, sha256: backup.sha256 };
+  const progress = new Progress({ logger, what: 'restore', ...(deps.clock ? { clock: deps.clock } : {}) });
+  try {
+    if (backup.name.kind === 'etcd-snapshot') {
+      await restoreSnapshot(backup, command, progress);
+      logger.info({ backup: summary, target: command.targetDir }, 'snapshot restored');
+      return { exitCode: 0, message: `restored ${backup.name.file} into ${command.targetDir}`, backup: summary };
+    }
+    const stats = await extractArchive(backup.path, command.targetDir, progress);
+    logger.info({ backup: summary, target: command.targetDir, ...stats }, 'archive restored');
+    return { exitCode: 0, message: `restored ${backup.name.file} into ${command.targetDir}: ${stats.files} files, ${stats.bytes} bytes`, backup: summary, stats };
+  } catch (err) {
+    const message = err instanceof UnsafeEntryError ? err.message : describeIoError(`restore of ${backup.name.file} failed (the target may hold part of it)`, err);
+    logger.error(message);
+    return { exitCode: 1, message, backup: summary };
+  } finally {
+    progress.stop();
+  }
+}
+
+function refused(logger: Logger, err: unknown): RestoreOutcome {
+  const message = err instanceof RestoreRefusedError ? err.message : describeIoError('restore refused', err);
+  logger.error(`${message} (nothing was written)`);
+  return { exitCode: EXIT_REFUSED, message };
+}
+
+async function refuseNonEmpty(dir: string): Promise<void> {
+  const names = (await readdir(dir)).filter((name) => !IGNORED_IN_EMPTY_TARGET.has(name));
+  if (names.length > 0) throw new RestoreRefusedError(`--target-dir ${dir} is not empty (${names.length} entries, e.g. ${JSON.stringify(names[0])}): restore into an empty directory, or pass --overwrite (spec.target.overwrite: true)`);
+}
+
+/** Extracts `archive` (.tar.gz) into `targetDir`; the entries' paths are checked again as they come. */
+export async function extractArchive(archive: string, targetDir: string, progress?: Progress): Promise<ExtractStats> {
+  const extractor = new Extractor({ targetDir, ...(progress ? { onBytes: (n: number) => progress.add(n) } : {}) });
+  const reader = new TarReader(extractor);
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      try {
+        reader.push(chunk);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      extractor.drain().then(() => done(), done);
+    },
+  });
+  await pipeline(createReadStream(archive), createGunzip(), sink);
+  reader.finish();
+  return extractor.finish();
+}
+
+/** Copies a verified snapshot into `targetDir` under its name, verifying the copy before naming it. */
+async function restoreSnapshot(backup: VerifiedBackup, command: RestoreCommand, progress: Progress): Promise<void> {
+  const temp = await TempFile.create(command.targetDir, `.${backup.name.file}.restore-`);
+  try {
+    await pipeline(createReadStream(backup.path), new Writable({
+      write(chunk: Buffer, _enc, done) {
+        progress.add(chunk.length);
+        temp.handle.write(chunk).then(() => done(), done);
+      },
+    }));
+    const copy = await verifySnapshot(temp.path);
+    if (copy.sha256 !== backup.sha256) throw new Error(`the copy's SHA-256 ${copy.sha256} differs from the verified backup's ${backup.sha256}`);
+    if (command.overwrite) {
+      await unlink(`${command.targetDir}/${backup.name.file}`).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    }
+    await temp.commit(backup.name.file);
+  } catch (err) {
+    await temp.discard();
+    throw err;
+  }
+}
