@@ -177,3 +177,16 @@ export function backupOutcome(previous: RunsSubject | undefined, jobs: readonly 
   };
   return { recentRuns, lastSuccessfulTime, lastFailedTime, condition, newRuns };
 }
+
+/**
+ * `computed` less what only states "no run seen yet" where `stored` says nothing of runs: the
+ * Unknown/NoRunFinished condition and an empty `recentRuns`. A schedule written by a release that did
+ * not track runs (an upgrade) is then not rewritten just to say so: it gets the fields with its next
+ * status write (a run finishing, a new generation), and a new schedule with its first one.
+ */
+export function withoutRunsBaseline<S extends RunsSubject>(stored: RunsSubject | undefined, computed: S): S {
+  if (stored?.recentRuns !== undefined || stored?.conditions?.some((c) => c.type === LAST_BACKUP_SUCCEEDED)) return computed;
+  if ((computed.recentRuns?.length ?? 0) > 0) return computed;
+  const { recentRuns: _, ...rest } = computed;
+  return { ...rest, conditions: computed.conditions?.filter((c) => !(c.type === LAST_BACKUP_SUCCEEDED && c.reason === LastBackupReason.NoRunFinished)) } as S;
+}

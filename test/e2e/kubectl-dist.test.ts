@@ -72,7 +72,7 @@ describe('kubectl with dist/', () => {
     const got = await kubectl('get', 'backupschedules', '-A');
     expect(got.code, got.stderr).toBe(0);
     const [header, row] = got.stdout.trim().split('\n');
-    expect(header?.split(/\s{2,}/)).toEqual(['NAMESPACE', 'NAME', 'SCHEDULE', 'SUSPENDED', 'LAST SCHEDULE', 'READY', 'AGE']);
+    expect(header?.split(/\s{2,}/)).toEqual(['NAMESPACE', 'NAME', 'SCHEDULE', 'SUSPENDED', 'LAST SCHEDULE', 'READY', 'LAST SUCCESS', 'LAST RESULT', 'AGE']);
     expect(row).toMatch(/^kubelings\s+nightly-etcd\s+0 2 \* \* \*\s+false\s+\d+s$/);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backupOutcome, exitCodeMeaning, finishedRun, LAST_BACKUP_SUCCEEDED, mergeRuns, RECENT_RUNS_LIMIT, type BackupRun, type JobView } from '../../src/pure/backup-runs.ts';
+import { backupOutcome, exitCodeMeaning, withoutRunsBaseline, finishedRun, LAST_BACKUP_SUCCEEDED, mergeRuns, RECENT_RUNS_LIMIT, type BackupRun, type JobView } from '../../src/pure/backup-runs.ts';
 import { computeStatus } from '../../src/pure/status.ts';
 import { runEvents } from '../../src/controller/backupschedule/run-events.ts';
 
@@ -86,6 +86,18 @@ describe('computeStatus with Jobs', () => {
   });
 });
 
+describe('withoutRunsBaseline', () => {
+  const unknown = backupOutcome(undefined, [], undefined, 1, NOW).condition;
+  const ready = { type: 'Ready', status: 'True' as const, reason: 'Ready', message: 'm', lastTransitionTime: NOW };
+
+  it('drops the Unknown condition and empty history where the stored status never had them (an upgrade), nothing else', () => {
+    expect(withoutRunsBaseline({ conditions: [ready] }, { conditions: [ready, unknown], recentRuns: [] })).toEqual({ conditions: [ready] });
+    expect(withoutRunsBaseline({ conditions: [ready, unknown], recentRuns: [] }, { conditions: [ready, unknown], recentRuns: [] })).toEqual({ conditions: [ready, unknown], recentRuns: [] });
+    const ran = { conditions: [ready, { ...unknown, status: 'True' as const, reason: 'Succeeded' }], recentRuns: [{ job: 'n-1', completionTime: NOW, result: 'Succeeded' as const }] };
+    expect(withoutRunsBaseline({ conditions: [ready] }, ran)).toEqual(ran);
+  });
+});
+
 describe('runEvents', () => {
   const run = (job: string, result: 'Succeeded' | 'Failed', at: string): BackupRun => ({ job, completionTime: at, result, ...(result === 'Failed' ? { reason: 'BackoffLimitExceeded' } : {}) });
   const cond = (status: 'True' | 'False') => ({ type: LAST_BACKUP_SUCCEEDED, status, reason: 'x', message: 'Job "n-3" succeeded at t', lastTransitionTime: NOW });
@@ -98,6 +110,9 @@ describe('runEvents', () => {
     expect(runEvents(failing, recovered).events.map((e) => `${e.type} ${e.reason}`)).toEqual(['Normal BackupSucceeded']);
     const next = { recentRuns: [run('n-4', 'Succeeded', '2026-12-01T04:00:00Z'), ...recovered.recentRuns], conditions: [cond('True')] };
     expect(runEvents(recovered, next).events).toEqual([]);
-    expect(runEvents({}, failing)).toEqual({ newRuns: failing.recentRuns, events: [] });
+    const baseline = runEvents({}, { recentRuns: [run('n-3', 'Failed', '2026-12-01T03:00:00Z'), ...failing.recentRuns] });
+    expect(baseline.newRuns).toHaveLength(3);
+    expect(baseline.events.map((e) => `${e.reason} ${e.message.slice(0, 9)}`)).toEqual(['BackupFailed Job "n-3"']);
+    expect(runEvents({}, recovered).events).toEqual([]);
   });
 });

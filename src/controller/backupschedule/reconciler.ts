@@ -54,7 +54,7 @@ import { cronJobDrift, mergeDesiredIntoObserved } from '../../pure/cronjob-diff.
 import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed, suspendedCopy } from '../../pure/endpoint-policy.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../../pure/image-policy.ts';
 import { DEFAULT_BACKUP_IMAGE } from '../../pure/image.ts';
-import type { JobView } from '../../pure/backup-runs.ts';
+import { withoutRunsBaseline, type JobView } from '../../pure/backup-runs.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../../pure/status.ts';
 import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../../kube/object.ts';
@@ -340,7 +340,8 @@ export class BackupScheduleReconciler {
     const jobs = this.#jobs ? (child ? this.#jobs(child) : []) : undefined;
     const status: ScheduleStatus = computeStatus(schedule, child, outcome, this.#clock.now(), jobs);
     const key = objectKey(schedule.metadata);
-    if (statusEqual(schedule.status, status)) {
+    // An upgraded schedule is not rewritten only to say that no run was seen yet (withoutRunsBaseline).
+    if (statusEqual(schedule.status, status) || statusEqual(schedule.status, withoutRunsBaseline(schedule.status, status))) {
       this.#observer?.observed(schedule, status, []);
       return { move: 'none', result: {} };
     }

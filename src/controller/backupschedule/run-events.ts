@@ -18,12 +18,17 @@ export interface RunEvent {
 /**
  * The runs `after` adds to `before`'s history and the Events they call for. A `before` without any
  * history (a schedule last written by a release that did not track runs) sets the baseline: its runs
- * count as new for the metrics' counters but announce no Event, so an upgrade does not replay old failures.
+ * count as new for the metrics' counters, and only the newest, if it failed, is announced, so an
+ * upgrade does not replay every old failure the Jobs still show.
  */
 export function runEvents(before: ScheduleStatus | undefined, after: ScheduleStatus): { readonly newRuns: BackupRun[]; readonly events: RunEvent[] } {
   const known = new Set((before?.recentRuns ?? []).map((r) => r.job));
   const newRuns = (after.recentRuns ?? []).filter((r) => !known.has(r.job));
-  if (before?.recentRuns === undefined) return { newRuns, events: [] };
+  if (before?.recentRuns === undefined) {
+    // No history yet: announce the newest run only if it failed, not every failure the Jobs still show.
+    const newest = newRuns[0];
+    return { newRuns, events: newest?.result === 'Failed' ? [{ type: 'Warning', reason: 'BackupFailed', message: describeFailure(newest) }] : [] };
+  }
   // Oldest first, as they happened.
   const events: RunEvent[] = newRuns
     .filter((r) => r.result === 'Failed')
