@@ -9,7 +9,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
 /** Bytes per read. */
-const READ_CHUNK = 1 << 20;
+const READ_CHUNK = 256 * 1024;
 
 /** Follows one file being written. */
 export class FileFollower {

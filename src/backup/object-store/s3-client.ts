@@ -98,6 +98,11 @@ export function createS3Client(options: S3Options, env: Readonly<Record<string, 
       if (context.commandName === 'DeleteObjectsCommand' && request.headers && (typeof request.body === 'string' || request.body instanceof Uint8Array)) {
         request.headers['content-md5'] = createHash('md5').update(request.body).digest('base64');
       }
+      // A part's integrity is its Content-MD5, which the server checks (and the run checks the object's
+      // ETag): signing its SHA-256 too made the SDK hash every byte once more and the server verify it
+      // once more (Swift's proxy in Python: the upload's bottleneck), where AWS SDKs sign parts sent over
+      // https as UNSIGNED-PAYLOAD anyway.
+      if (context.commandName === 'UploadPartCommand' && request.headers) request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
       return next(args);
     },
     { step: 'build', name: 'deleteObjectsContentMd5' },
