@@ -202,7 +202,7 @@ export class Extractor implements TarSink {
       if (this.#sameOwner) await handle.chown(metadata.uid, metadata.gid);
       // After chown, which clears setuid/setgid.
       await handle.chmod(metadata.mode & 0o7777);
-      await handle.utimes(metadata.mtime, metadata.mtime);
+      await handle.utimes(...times(metadata));
       await handle.datasync();
     } finally {
       await file.handle.close();
@@ -238,6 +238,15 @@ export class Extractor implements TarSink {
   async #applyMetadata(full: string, metadata: EntryMetadata, isLink: boolean): Promise<void> {
     if (this.#sameOwner) await lchown(full, metadata.uid, metadata.gid);
     if (!isLink) await chmod(full, metadata.mode & 0o7777);
-    await lutimes(full, metadata.mtime, metadata.mtime);
+    await lutimes(full, ...times(metadata));
   }
+}
+
+/**
+ * atime and mtime as Dates: Node takes a negative number of seconds for "now" (a 1960 mtime would
+ * become today's), a Date before 1970 as it is.
+ */
+function times(metadata: EntryMetadata): [Date, Date] {
+  const mtime = new Date(metadata.mtime * 1000);
+  return [mtime, mtime];
 }

@@ -76,14 +76,17 @@ export async function selectBackup(dir: string, selection: Selection, onSkip: (m
     .filter((name) => selection.allowIncomplete || !name.incomplete)
     // Newest first; at the same second a complete archive before an incomplete one.
     .sort((a, b) => b.time - a.time || Number(a.incomplete) - Number(b.incomplete));
+  let newest: string | undefined;
   for (const name of candidates) {
     try {
       return await verifyForRestore(dir, name);
     } catch (err) {
       if (!(err instanceof RestoreRefusedError)) throw err;
+      newest ??= err.message;
       onSkip(`${err.message}: skipped, trying an older backup`);
     }
   }
   const whose = selection.schedule === undefined ? '' : ` of schedule ${selection.schedule}`;
-  throw new RestoreRefusedError(`no backup${whose} in ${dir} verifies${candidates.length === 0 ? ' (there is none)' : ` (${candidates.length} tried)`}${selection.allowIncomplete ? '' : '; incomplete archives are not considered without --allow-incomplete'}`);
+  const tried = newest === undefined ? ' (there is none)' : ` (${candidates.length} tried; the newest: ${newest})`;
+  throw new RestoreRefusedError(`no backup${whose} in ${dir} verifies${tried}${selection.allowIncomplete ? '' : '; incomplete archives are not considered without --allow-incomplete'}`);
 }
