@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import { createS3Client } from '../../src/backup/object-store/s3-client.ts';
 import { MultipartUpload } from '../../src/backup/object-store/s3-multipart.ts';
 
 interface Sent {
@@ -69,5 +71,23 @@ describe('MultipartUpload', () => {
     })()).rejects.toThrow('refused');
     await upload.abort();
     expect(sent.at(-1)).toEqual({ name: 'AbortMultipartUploadCommand', input: { Bucket: 'b', Key: 'k', UploadId: 'u-1' } });
+  });
+
+  it('the client signs parts as UNSIGNED-PAYLOAD (Content-MD5 guards them) and gives DeleteObjects a Content-MD5', async () => {
+    const client = createS3Client({ endpoint: 'https://s3.example', region: 'us-east-1', forcePathStyle: true, caFile: undefined, allowHttp: false }, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
+    const seen: Record<string, string>[] = [];
+    // Innermost, after signing: records the request and stops it before the network.
+    client.middlewareStack.add((() => async (args: { request: unknown }) => {
+      seen.push({ ...(args.request as { headers: Record<string, string> }).headers });
+      throw new Error('recorded');
+    }) as never, { step: 'deserialize', priority: 'low' });
+    const body = Buffer.alloc(1024, 1);
+    await expect(client.send(new UploadPartCommand({ Bucket: 'b', Key: 'k', UploadId: 'u', PartNumber: 1, Body: body, ContentMD5: createHash('md5').update(body).digest('base64') }))).rejects.toThrow('recorded');
+    await expect(client.send(new DeleteObjectsCommand({ Bucket: 'b', Delete: { Objects: [{ Key: 'k' }] } }))).rejects.toThrow('recorded');
+    client.destroy();
+    const [part, deletion] = seen as [Record<string, string>, Record<string, string>];
+    expect(part['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
+    expect(part['authorization']).toMatch(/SignedHeaders=[^,]*content-md5[^,]*x-amz-content-sha256/);
+    expect(deletion['content-md5']).toMatch(/^[A-Za-z0-9+/]{22}==$/);
   });
 });
