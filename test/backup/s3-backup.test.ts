@@ -193,4 +193,28 @@ describe('backup runner to a real S3 server', () => {
     const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'ret/' }));
     expect((uploads.Uploads ?? []).map((u) => u.UploadId)).toEqual([foreign.UploadId]);
   }, 120_000);
+
+  it('verify and fetch refuse an object whose bytes differ from its sidecar, and leave no output', async () => {
+    const source = join(work, 'small');
+    mkdirSync(source);
+    writeFileSync(join(source, 'f.txt'), 'data\n'.repeat(1000));
+    const result = await runRunner(bundle, ['backup', '--source=pvc', `--source-dir=${source}`, `--destination-url=s3://${BUCKET}/tamper`, ...s3Flags(), '--keep-last=1'], env('small'));
+    expect(result.code, result.stdout).toBe(0);
+    const key = (await keysUnder('tamper/')).find((k) => k.endsWith('.tar.zst'))!;
+    const url = `s3://${BUCKET}/${key}`;
+    const good = await runRunner(bundle, ['backup', 'verify', url, ...s3Flags()], SWIFT_CREDENTIALS);
+    expect(JSON.parse(good.stdout)).toMatchObject({ ok: true, sidecar: 'matches', content: 'checked', entries: 1 });
+    // Another valid zstd stream of a tar under the same name: only the sidecar can tell.
+    const other = join(work, 'other.tar.zst');
+    await sh('sh', ['-c', `tar -cf - -C "${source}" . | zstd -q -o "${other}"`]);
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: readFileSync(other) }));
+    const verify = await runRunner(bundle, ['backup', 'verify', url, ...s3Flags()], SWIFT_CREDENTIALS);
+    expect(verify.code).toBe(1);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ ok: false, sidecar: 'mismatch' });
+    const out = join(work, 'tampered.tar');
+    const fetch = await runRunner(bundle, ['backup', 'fetch', url, '-o', out, ...s3Flags()], SWIFT_CREDENTIALS);
+    expect(fetch.code).toBe(1);
+    expect(fetch.stderr).toMatch(/differs from the sidecar/);
+    expect(spawnSync('test', ['-e', out]).status).not.toBe(0);
+  }, 60_000);
 });
