@@ -9,13 +9,18 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { API_REFERENCE_PATH, withApiReference } from './api-reference.ts';
 import { backupScheduleSchema, type SchemaNode } from './schema.ts';
 import { backupScheduleV1Schema } from './schema-v1.ts';
+import { restoreSchema } from './restore-schema.ts';
 import { forTypeScript } from './typescript-schema.ts';
-import { GENERATED_V1_VALIDATOR_PATH, GENERATED_VALIDATOR_PATH, generateSchemaValidator } from './schema-validator.ts';
+import { GENERATED_RESTORE_VALIDATOR_PATH, GENERATED_V1_VALIDATOR_PATH, GENERATED_VALIDATOR_PATH, generateSchemaValidator } from './schema-validator.ts';
 
 /** Where the generated types live, relative to the repository root. */
 export const GENERATED_TYPES_PATH = 'imports/backupschedule.ts';
 /** Where the generated v1 types live. */
 export const GENERATED_V1_TYPES_PATH = 'imports/backupschedule-v1.ts';
+/** Where the generated Restore types live. */
+export const GENERATED_RESTORE_TYPES_PATH = 'imports/restore.ts';
+/** The file the Restore schema lives in. */
+export const RESTORE_SOURCE = 'src/api/restore-schema.ts';
 
 const banner = (source: string): string => `/* eslint-disable */
 /**
@@ -28,7 +33,7 @@ export async function generateTypes(from: SchemaNode = backupScheduleSchema, sou
   // A copy (compile() mutates and annotates its input) with bounds and defaults in the JSDoc, one
   // interface per title and readonly lists in spec (see typescript-schema.ts).
   const schema = forTypeScript(from) as JSONSchema;
-  return compile(schema, 'BackupSchedule', {
+  return compile(schema, String(from['title']), {
     bannerComment: banner(source),
     additionalProperties: false,
     strictIndexSignatures: true,
@@ -47,14 +52,16 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const target = new URL(`../../${GENERATED_TYPES_PATH}`, import.meta.url);
   await writeFile(target, await generateTypes());
   await writeFile(new URL(`../../${GENERATED_V1_TYPES_PATH}`, import.meta.url), await generateTypes(backupScheduleV1Schema, V1_SOURCE));
+  await writeFile(new URL(`../../${GENERATED_RESTORE_TYPES_PATH}`, import.meta.url), await generateTypes(restoreSchema, RESTORE_SOURCE));
   for (const [path, validator] of [
     [GENERATED_VALIDATOR_PATH, generateSchemaValidator()],
     [GENERATED_V1_VALIDATOR_PATH, generateSchemaValidator(backupScheduleV1Schema, V1_SOURCE)],
+    [GENERATED_RESTORE_VALIDATOR_PATH, generateSchemaValidator(restoreSchema, RESTORE_SOURCE)],
   ] as const) {
     await writeFile(new URL(`../../${path}`, import.meta.url), validator.js);
     await writeFile(new URL(`../../${path.replace(/\.js$/, '.d.ts')}`, import.meta.url), validator.dts);
   }
   const reference = new URL(`../../${API_REFERENCE_PATH}`, import.meta.url);
   await writeFile(reference, withApiReference(await readFile(reference, 'utf8')));
-  console.log(`wrote ${GENERATED_TYPES_PATH}, ${GENERATED_V1_TYPES_PATH}, ${GENERATED_VALIDATOR_PATH}, ${GENERATED_V1_VALIDATOR_PATH} and the API reference in ${API_REFERENCE_PATH}`);
+  console.log(`wrote ${GENERATED_TYPES_PATH}, ${GENERATED_V1_TYPES_PATH}, ${GENERATED_RESTORE_TYPES_PATH}, ${GENERATED_VALIDATOR_PATH}, ${GENERATED_V1_VALIDATOR_PATH}, ${GENERATED_RESTORE_VALIDATOR_PATH} and the API reference in ${API_REFERENCE_PATH}`);
 }

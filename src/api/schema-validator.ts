@@ -21,6 +21,8 @@ const standaloneCode = (standaloneCodeModule as unknown as { default: (ajv: Ajv,
 export const GENERATED_VALIDATOR_PATH = 'imports/backupschedule-validator.js';
 /** Where `npm run import` writes the compiled v1 validator (and its `.d.ts`). */
 export const GENERATED_V1_VALIDATOR_PATH = 'imports/backupschedule-v1-validator.js';
+/** Where `npm run import` writes the compiled Restore validator (and its `.d.ts`). */
+export const GENERATED_RESTORE_VALIDATOR_PATH = 'imports/restore-validator.js';
 
 /** Keywords ajv must accept and ignore: the API server's, and the type generator's. */
 const IGNORED_KEYWORDS = ['x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'tsType'];

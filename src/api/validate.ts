@@ -1,7 +1,10 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { validateSchema as validateV1Schema } from '../../imports/backupschedule-v1-validator.js';
 import { validateSchema } from '../../imports/backupschedule-validator.js';
+import { validateSchema as validateRestoreSchema } from '../../imports/restore-validator.js';
 import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
+import { RESTORE_CEL_RULES, RESTORE_TRANSITION_RULES } from './restore-cel-rules.ts';
+import { RESTORE_KIND } from './restore-schema.ts';
 import type { AnyBackupSchedule, v1 } from './index.ts';
 import { DESTINATION_ANNOTATION, ENCRYPTION_ANNOTATION, GROUP_VERSION, GROUP_VERSION_V1, KIND, RETENTION_ANNOTATION } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
@@ -109,10 +112,29 @@ interface VersionRules {
   readonly validateSchema: ValidateFunction;
   readonly celRules: readonly CelRule[];
   readonly groupVersion: string;
+  readonly kind: string;
 }
 
-const V1ALPHA1: VersionRules = { validateSchema, celRules: CEL_RULES, groupVersion: GROUP_VERSION };
-const V1: VersionRules = { validateSchema: validateV1Schema, celRules: CEL_RULES_V1, groupVersion: GROUP_VERSION_V1 };
+const V1ALPHA1: VersionRules = { validateSchema, celRules: CEL_RULES, groupVersion: GROUP_VERSION, kind: KIND };
+const V1: VersionRules = { validateSchema: validateV1Schema, celRules: CEL_RULES_V1, groupVersion: GROUP_VERSION_V1, kind: KIND };
+const RESTORE_V1: VersionRules = { validateSchema: validateRestoreSchema, celRules: RESTORE_CEL_RULES, groupVersion: GROUP_VERSION_V1, kind: RESTORE_KIND };
+
+/**
+ * Checks a `kubelings.dev/v1` Restore (src/api/restore-schema.ts) as the API server does on create:
+ * the same checks and field-naming errors as {@link validateBackupScheduleV1}, with the Restore's
+ * schema and CEL rules. With `old` (the stored object) it is an update, and the transition rules
+ * (an immutable spec) apply too.
+ */
+export function validateRestore(obj: unknown, old?: unknown): FieldError[] {
+  const errors = validateVersion(obj, RESTORE_V1);
+  if (old === undefined) return errors;
+  for (const rule of RESTORE_TRANSITION_RULES) {
+    const self = at(obj, rule.path);
+    const oldSelf = at(old, rule.path);
+    if (self !== undefined && oldSelf !== undefined && !rule.check(self, oldSelf)) errors.push(fieldError(rule.path.join('.'), rule.message));
+  }
+  return errors;
+}
 
 /**
  * {@link validateBackupSchedule} for a `kubelings.dev/v1` BackupSchedule (src/api/schema-v1.ts): the
@@ -216,8 +238,8 @@ function validateVersion(obj: unknown, version: VersionRules, unchecked?: string
   if (record['apiVersion'] !== undefined && record['apiVersion'] !== groupVersion) {
     errors.push(fieldError('apiVersion', `must be "${groupVersion}", got ${JSON.stringify(record['apiVersion'])}`));
   }
-  if (record['kind'] !== undefined && record['kind'] !== KIND) {
-    errors.push(fieldError('kind', `must be "${KIND}", got ${JSON.stringify(record['kind'])}`));
+  if (record['kind'] !== undefined && record['kind'] !== version.kind) {
+    errors.push(fieldError('kind', `must be "${version.kind}", got ${JSON.stringify(record['kind'])}`));
   }
   const name = at(obj, ['metadata', 'name']);
   if (typeof name !== 'string' || name === '') {
