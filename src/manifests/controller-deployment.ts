@@ -10,6 +10,8 @@ import { WEBHOOK_PORT, type WebhookCertificates } from './conversion-webhook.ts'
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
+/** Name of the container port serving /metrics (what a PodMonitor selects). */
+export const METRICS_PORT_NAME = 'metrics';
 /** Port of the Prometheus metrics endpoint (`--metrics-bind-address`). */
 export const METRICS_PORT = 8080;
 /** Port of /healthz and /readyz (`--health-probe-bind-address`). */
@@ -207,7 +209,7 @@ export class ControllerDeployment extends Construct {
                 imagePullPolicy: 'IfNotPresent',
                 args: controllerArgs(props),
                 ports: [
-                  { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' },
+                  { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: 'TCP' },
                   { name: 'health', containerPort: HEALTH_PORT, protocol: 'TCP' },
                   ...(props.conversionWebhook ? [{ name: 'webhook', containerPort: WEBHOOK_PORT, protocol: 'TCP' as const }] : []),
                 ],

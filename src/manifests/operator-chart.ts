@@ -3,7 +3,7 @@ import { Chart } from 'cdk8s';
 import type { INamespace } from 'kubernetes-models/v1/Namespace';
 import { DEFAULT_IMAGE } from '../pure/image.ts';
 import { OPERATOR_NAME } from '../pure/labels.ts';
-import { ControllerDeployment } from './controller-deployment.ts';
+import { ControllerDeployment, METRICS_PORT_NAME } from './controller-deployment.ts';
 import { certManagerNames, INJECT_CA_FROM_ANNOTATION } from './cert-manager.ts';
 import { ConversionWebhook, webhookCertificates, type WebhookCertificates } from './conversion-webhook.ts';
 import { BackupScheduleCrd } from './crd.ts';
@@ -11,6 +11,7 @@ import { kubeObject } from './kube-object.ts';
 import { LeaderLease } from './leader-lease.ts';
 import { ControllerNetworkPolicy, type ControllerNetworkPolicyOptions } from './network-policy.ts';
 import { OperatorRbac } from './operator-rbac.ts';
+import { PrometheusMonitoring } from './prometheus-monitoring.ts';
 import { StorageMigratorRole } from './storage-migrator-role.ts';
 import { UserClusterRoles } from './user-cluster-roles.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
@@ -87,6 +88,14 @@ export interface OperatorChartProps {
    * @default false
    */
   readonly networkPolicy?: boolean | ControllerNetworkPolicyOptions;
+  /**
+   * Scraping and alerting. `prometheus-operator` (its CRDs must be installed): a PodMonitor scraping
+   * every replica's metrics port and a PrometheusRule with the alerts BackupScheduleFailing,
+   * BackupScheduleMissedRuns and BackupOperatorDown (docs/runbooks.md). `none`: neither, so dist/
+   * installs on any cluster.
+   * @default 'none'
+   */
+  readonly monitoring?: 'none' | 'prometheus-operator';
 }
 
 /** Name of the conversion webhook's Service. */
@@ -149,6 +158,11 @@ export class OperatorChart extends Chart {
       conversionWebhook: webhook,
     });
     new ConversionWebhook(this, 'ConversionWebhook', { namespace, ...webhook, certManagerNamePrefix: OPERATOR_NAME, selector: controller.webhookSelector, labels });
+    const monitoring = props.monitoring ?? 'none';
+    if (monitoring !== 'none' && monitoring !== 'prometheus-operator') throw new Error(`OperatorChart: monitoring: expected "none" or "prometheus-operator", got ${JSON.stringify(props.monitoring)}`);
+    if (monitoring === 'prometheus-operator') {
+      new PrometheusMonitoring(this, 'Monitoring', { name: OPERATOR_NAME, namespace, podSelector: controller.selector, metricsPortName: METRICS_PORT_NAME, labels });
+    }
     if (props.networkPolicy !== undefined && props.networkPolicy !== false) {
       const options = props.networkPolicy === true ? {} : props.networkPolicy;
       if (typeof options !== 'object' || options === null) throw new Error(`OperatorChart: networkPolicy: expected true, false or the options of ControllerNetworkPolicy, got ${JSON.stringify(props.networkPolicy)}`);
