@@ -1,16 +1,12 @@
 import type { ICronJob } from 'kubernetes-models/batch/v1/CronJob';
-import type { IPodSecurityContext } from 'kubernetes-models/v1/PodSecurityContext';
-import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
-import type { AnyBackupSchedule, ResourceList, v1 } from '../api/index.ts';
+import type { AnyBackupSchedule, v1 } from '../api/index.ts';
 import { GROUP_VERSION, isV1, RETENTION_RULES, SPEC_DEFAULTS, validateAnyVersion } from '../api/index.ts';
 import { toV1 } from '../conversion/backupschedule-conversion.ts';
 import {
   BACKUP_CONTAINER_NAME,
   BACKUP_SUBCOMMAND,
-  BACKUP_USER_ID,
-  CREDENTIAL_ENV_VARS,
   DESTINATION_MOUNT_PATH,
   ENV_SCHEDULE_NAME,
   ENV_SCHEDULE_NAMESPACE,
@@ -18,12 +14,10 @@ import {
   ETCD_TLS_MOUNT_PATH,
   FINAL_EXIT_CODES,
   OBJECT_STORE_FLAGS,
-  OPTIONAL_CREDENTIAL_ENV_VARS,
-  S3_CA_KEY,
-  S3_CA_MOUNT_PATH,
   SOURCE_MOUNT_PATH,
   TMP_MOUNT_PATH,
 } from './backup-contract.ts';
+import { containerSecurityContext, copyResources, credentialEnv, DEFAULT_BACKUP_RESOURCES, objectStoreFlags, objectStoreUrl, podSecurityContext, s3CaVolume } from './backup-pod.ts';
 import { DEFAULT_BACKUP_IMAGE } from './image.ts';
 import { childLabels } from './labels.ts';
 import { childName, childNamespace, ownerName, ownerReference } from './owner-reference.ts';
@@ -46,19 +40,7 @@ export interface BuildOptions {
   readonly podFailurePolicy?: boolean;
 }
 
-
-/** Resources of the backup container when the spec sets none. */
-export const DEFAULT_BACKUP_RESOURCES: { readonly requests: ResourceList; readonly limits: ResourceList } = {
-  requests: { cpu: '100m', memory: '128Mi' },
-  limits: { memory: '512Mi' },
-};
-
-/** A copy of a ResourceList pair (maps of scalar quantities), in key order; structuredClone costs ~10 µs here. */
-function copyResources(resources: { readonly requests?: ResourceList; readonly limits?: ResourceList }): { requests?: Record<string, string>; limits?: Record<string, string> } {
-  const copy: Record<string, Record<string, string>> = {};
-  for (const [key, list] of Object.entries(resources)) copy[key] = { ...(list as Record<string, string>) };
-  return copy;
-}
+export { DEFAULT_BACKUP_RESOURCES } from './backup-pod.ts';
 
 type Spec = v1.BackupScheduleSpec;
 
@@ -79,15 +61,7 @@ function destinationArgs(destination: Spec['destination']): string[] {
     const path = destination.persistentVolumeClaim?.path;
     return [`--destination-dir=${path === undefined ? DESTINATION_MOUNT_PATH : `${DESTINATION_MOUNT_PATH}/${path}`}`];
   }
-  const flags = OBJECT_STORE_FLAGS;
-  return [
-    `${flags.destinationUrl}=s3://${store.bucket}${store.prefix === undefined ? '' : `/${store.prefix}`}`,
-    ...(store.endpoint === undefined ? [] : [`${flags.endpoint}=${store.endpoint}`]),
-    ...(store.region === undefined ? [] : [`${flags.region}=${store.region}`]),
-    ...(store.forcePathStyle === true ? [flags.forcePathStyle] : []),
-    ...(store.caSecretName === undefined ? [] : [`${flags.caFile}=${S3_CA_MOUNT_PATH}/${S3_CA_KEY}`]),
-    ...(store.allowHttp === true ? [flags.allowHttp] : []),
-  ];
+  return [`${OBJECT_STORE_FLAGS.destinationUrl}=${objectStoreUrl(store)}`, ...objectStoreFlags(store)];
 }
 
 function backupArgs(spec: Spec): string[] {
@@ -104,20 +78,6 @@ function backupArgs(spec: Spec): string[] {
     ...retentionArgs(spec.retention),
   );
   return args;
-}
-
-/**
- * The object store credentials as secretKeyRef env vars, each from the same key of the Secret: the
- * kubelet resolves them in the Pod, so they never appear in the CronJob, its arguments, the controller's
- * memory or its logs, and the controller needs no access to Secrets.
- */
-function credentialEnv(spec: Spec): IEnvVar[] {
-  const secretName = spec.destination.objectStore?.credentialsSecretName;
-  if (secretName === undefined) return [];
-  return CREDENTIAL_ENV_VARS.map((name) => ({
-    name,
-    valueFrom: { secretKeyRef: { name: secretName, key: name, ...(OPTIONAL_CREDENTIAL_ENV_VARS.includes(name) ? { optional: true } : {}) } },
-  }));
 }
 
 /**
@@ -148,32 +108,14 @@ function volumesAndMounts(spec: Spec): { volumes: IVolume[]; mounts: IVolumeMoun
     volumes.push({ name: 'etcd-tls', secret: { secretName: etcd.tlsSecretName, defaultMode: 0o440 } });
     mounts.push({ name: 'etcd-tls', mountPath: ETCD_TLS_MOUNT_PATH, readOnly: true });
   }
-  const caSecretName = spec.destination.objectStore?.caSecretName;
-  if (caSecretName !== undefined) {
-    // Only ca.crt: a CA Secret made by cert-manager also holds a private key the runner has no use for.
-    volumes.push({ name: 's3-ca', secret: { secretName: caSecretName, defaultMode: 0o440, items: [{ key: S3_CA_KEY, path: S3_CA_KEY }] } });
-    mounts.push({ name: 's3-ca', mountPath: S3_CA_MOUNT_PATH, readOnly: true });
+  const ca = s3CaVolume(spec.destination.objectStore);
+  if (ca !== undefined) {
+    volumes.push(ca.volume);
+    mounts.push(ca.mount);
   }
   volumes.push(scratchVolume(spec));
   mounts.push({ name: 'tmp', mountPath: TMP_MOUNT_PATH });
   return { volumes, mounts };
-}
-
-/**
- * The Pod's security context: the image's non-root user unless spec.podSecurityContext names the data's
- * owner; the restricted Pod Security Standard's fields are fixed (the schema refuses uid 0).
- */
-function podSecurityContext(spec: Spec): IPodSecurityContext {
-  const custom = spec.podSecurityContext;
-  return {
-    runAsNonRoot: true,
-    runAsUser: custom?.runAsUser ?? BACKUP_USER_ID,
-    runAsGroup: custom?.runAsGroup ?? BACKUP_USER_ID,
-    fsGroup: custom?.fsGroup ?? BACKUP_USER_ID,
-    ...(custom?.fsGroupChangePolicy === undefined ? {} : { fsGroupChangePolicy: custom.fsGroupChangePolicy }),
-    ...(custom?.supplementalGroups === undefined ? {} : { supplementalGroups: [...custom.supplementalGroups] }),
-    seccompProfile: { type: 'RuntimeDefault' },
-  };
 }
 
 /**
@@ -227,7 +169,7 @@ export function buildCronJob(schedule: AnyBackupSchedule, options: BuildOptions 
               restartPolicy: 'Never',
               // The runner needs no Kubernetes API access.
               automountServiceAccountToken: false,
-              securityContext: podSecurityContext(spec),
+              securityContext: podSecurityContext(spec.podSecurityContext),
               containers: [
                 {
                   name: BACKUP_CONTAINER_NAME,
@@ -237,15 +179,10 @@ export function buildCronJob(schedule: AnyBackupSchedule, options: BuildOptions 
                     { name: ENV_SCHEDULE_NAMESPACE, value: namespace },
                     { name: ENV_SCHEDULE_NAME, value: ownerName(schedule) },
                     { name: 'TMPDIR', value: TMP_MOUNT_PATH },
-                    ...credentialEnv(spec),
+                    ...credentialEnv(spec.destination.objectStore),
                   ],
                   resources: copyResources(resources),
-                  securityContext: {
-                    allowPrivilegeEscalation: false,
-                    readOnlyRootFilesystem: true,
-                    runAsNonRoot: true,
-                    capabilities: { drop: ['ALL'] },
-                  },
+                  securityContext: containerSecurityContext(),
                   volumeMounts: mounts,
                 },
               ],
