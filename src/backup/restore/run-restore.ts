@@ -13,6 +13,7 @@ import { readdir, unlink } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { EXIT_RESTORE_REFUSED } from '../../pure/restore-contract.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { describeIoError } from '../backup-errors.ts';
@@ -24,8 +25,8 @@ import { UnsafeEntryError } from './entry-paths.ts';
 import { Extractor, type ExtractStats } from './extractor.ts';
 import { RestoreRefusedError, selectBackup, type VerifiedBackup } from './select-backup.ts';
 
-/** Exit code: refused before anything was written. */
-export const EXIT_REFUSED = 5;
+/** Exit code: refused before anything was written (the Job's contract, src/pure/restore-contract.ts). */
+export const EXIT_REFUSED = EXIT_RESTORE_REFUSED;
 
 /** A parsed `backup restore` command line. */
 export interface RestoreCommand {
