@@ -19,7 +19,7 @@ export interface CelRule {
   readonly check: (self: Record<string, unknown>) => boolean;
 }
 
-import { DEFAULT_DESTINATION_TYPE, DESTINATION_TYPES, RETENTION_RULES, SAME_CLAIM_RULE_V1, SOURCE_TYPES } from './schema-v1.ts';
+import { DEFAULT_DESTINATION_TYPE, DESTINATION_TYPES, RETENTION_RULES, SAME_CLAIM_RULE_V1, SOURCE_TYPES, unionMemberRule } from './schema-v1.ts';
 
 type Obj = Record<string, unknown>;
 const obj = (value: unknown): Obj | undefined =>
@@ -78,9 +78,7 @@ const ruleAt = (path: readonly string[]): CelRule => {
 function unionRules(path: readonly string[], types: Readonly<Record<string, string>>, defaultType?: string): CelRule[] {
   return Object.entries(types).map(([member, type]) => ({
     path,
-    rule: `(self.type == '${type}') == has(self.${member})`,
-    message: `${member} must be set exactly when type is ${type}`,
-    fieldPath: `.${member}`,
+    ...unionMemberRule(member, type),
     check: (self) => ((self['type'] ?? defaultType) === type) === (self[member] !== undefined),
   }));
 }

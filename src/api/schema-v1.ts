@@ -72,6 +72,19 @@ export const REGION_PATTERN = '^[a-z0-9-]{1,64}$';
 /** The retention rule names of v1, in restic's order. */
 export const RETENTION_RULES = ['keepLast', 'keepDaily', 'keepWeekly', 'keepMonthly'] as const;
 
+/**
+ * The CEL rule of one member of a union whose `type` names the one member that is set: the member is set
+ * exactly when type is its value (one rule a member, so the error names the member's field). The
+ * schema's source and destination unions and their TypeScript twins (src/api/cel-rules.ts) use it.
+ */
+export function unionMemberRule(member: string, type: string): { rule: string; message: string; fieldPath: string } {
+  return {
+    rule: `(self.type == '${type}') == has(self.${member})`,
+    message: `${member} must be set exactly when type is ${type}`,
+    fieldPath: `.${member}`,
+  };
+}
+
 const count = (what: string): SchemaNode => ({
   type: 'integer',
   minimum: 1,
@@ -84,11 +97,7 @@ const sourceV1: SchemaNode = {
   description:
     'What to back up: a union; type names the one member that is set (Etcd: etcd, PersistentVolumeClaim: persistentVolumeClaim).',
   required: ['type'],
-  'x-kubernetes-validations': Object.entries(SOURCE_TYPES).map(([member, type]) => ({
-    rule: `(self.type == '${type}') == has(self.${member})`,
-    message: `${member} must be set exactly when type is ${type}`,
-    fieldPath: `.${member}`,
-  })),
+  'x-kubernetes-validations': Object.entries(SOURCE_TYPES).map(([member, type]) => unionMemberRule(member, type)),
   properties: {
     type: {
       type: 'string',
@@ -197,11 +206,7 @@ const destinationV1: SchemaNode = {
   ...alphaDestination,
   description:
     'Where backups are written: a union; type names the one member that is set (PersistentVolumeClaim: persistentVolumeClaim, ObjectStore: objectStore).',
-  'x-kubernetes-validations': Object.entries(DESTINATION_TYPES).map(([member, type]) => ({
-    rule: `(self.type == '${type}') == has(self.${member})`,
-    message: `${member} must be set exactly when type is ${type}`,
-    fieldPath: `.${member}`,
-  })),
+  'x-kubernetes-validations': Object.entries(DESTINATION_TYPES).map(([member, type]) => unionMemberRule(member, type)),
   properties: {
     type: {
       type: 'string',
