@@ -1,5 +1,5 @@
 /**
- * The BackupSchedule as a standalone JSON Schema (draft 7) for editors (yaml-language-server) and CI
+ * The BackupSchedule (and the Restore) as a standalone JSON Schema (draft 7) for editors (yaml-language-server) and CI
  * (kubeconform, ajv), one per served version, derived from that version's schema: the validator's view
  * of it (unknown fields are errors, lists of type set unique), `apiVersion`/`kind`/`metadata.name`
  * pinned, the Kubernetes-only keywords removed, and each CEL rule that JSON Schema can express
@@ -11,6 +11,8 @@ import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
 import { GROUP_VERSION, GROUP_VERSION_V1, KIND, type ServedGroupVersion } from './constants.ts';
 import { backupScheduleSchema, DNS1123_SUBDOMAIN, type SchemaNode } from './schema.ts';
 import { backupScheduleV1Schema, DEFAULT_DESTINATION_TYPE, DESTINATION_TYPES, RETENTION_RULES, SOURCE_TYPES } from './schema-v1.ts';
+import { RESTORE_CEL_RULES } from './restore-cel-rules.ts';
+import { RESTORE_FROM_MEMBERS, RESTORE_KIND, restoreSchema } from './restore-schema.ts';
 import { withoutKeywords } from './schema-keywords.ts';
 import { closeObjects } from './validator-schema.ts';
 
@@ -20,6 +22,8 @@ export const jsonSchemaFile = (apiVersion: ServedGroupVersion): string => `${KIN
 export const JSON_SCHEMA_FILE = jsonSchemaFile(GROUP_VERSION);
 /** File name of the v1 schema (`backupschedule_v1.json`). */
 export const JSON_SCHEMA_FILE_V1 = jsonSchemaFile(GROUP_VERSION_V1);
+/** File name of the Restore schema (`restore_v1.json`). */
+export const RESTORE_JSON_SCHEMA_FILE = `${RESTORE_KIND.toLowerCase()}_${GROUP_VERSION_V1.split('/')[1] ?? ''}.json`;
 
 /** What each served version's editor schema is derived from. */
 const SOURCES: Readonly<Record<ServedGroupVersion, { readonly schema: SchemaNode; readonly celRules: readonly CelRule[] }>> = {
@@ -66,6 +70,8 @@ export const CEL_AS_JSON_SCHEMA: Readonly<Record<string, SchemaNode>> = {
   "!self.matches('^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$')": { not: { pattern: '^[0-9]+[.][0-9]+[.][0-9]+[.][0-9]+$' } },
   "!self.split('/').exists(s, s == '.' || s == '..')": { not: { pattern: '(^|/)\\.\\.?(/|$)' } },
   [RETENTION_RULES.map((rule) => `has(self.${rule})`).join(' || ')]: { anyOf: RETENTION_RULES.map((rule) => requiring(rule)) },
+  // Restore's spec.from: exactly one member.
+  [RESTORE_CEL_RULES[0]!.rule]: { oneOf: RESTORE_FROM_MEMBERS.map((member) => requiring(member)) },
 };
 
 /** Keywords only the API server or the type generator understand (closeObjects turned int32/int64 into bounds). */
@@ -82,6 +88,29 @@ function nodeAt(root: Record<string, unknown>, path: readonly string[]): Record<
 /** The editor/CI JSON Schema of a BackupSchedule in `apiVersion` (default v1alpha1). Deterministic. */
 export function toEditorJsonSchema(apiVersion: ServedGroupVersion = GROUP_VERSION): SchemaNode {
   const { schema, celRules } = SOURCES[apiVersion];
+  return editorJsonSchema({ schema, celRules, apiVersion, kind: KIND, what: 'its CronJob lives there too' }, (closed) => {
+    // The names Go's time.LoadLocation knows, so editors complete them and CI catches `utc` or a typo.
+    Object.assign(nodeAt(closed, ['spec', 'timeZone']), { enum: [...TIME_ZONE_NAMES, 'UTC'].filter((name, i, all) => all.indexOf(name) === i).sort() });
+  });
+}
+
+/** The editor/CI JSON Schema of a Restore (`kubelings.dev/v1`). Deterministic. */
+export function restoreEditorJsonSchema(): SchemaNode {
+  return editorJsonSchema({ schema: restoreSchema, celRules: RESTORE_CEL_RULES, apiVersion: GROUP_VERSION_V1, kind: RESTORE_KIND, what: 'its Job runs there and the claims are there' });
+}
+
+/** What {@link editorJsonSchema} derives a kind's editor schema from. */
+interface EditorSource {
+  readonly schema: SchemaNode;
+  readonly celRules: readonly CelRule[];
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** What the namespace means for the kind, for metadata.namespace's description. */
+  readonly what: string;
+}
+
+/** A kind's editor JSON Schema; `refine` adds what only that kind has (on the closed copy). */
+function editorJsonSchema({ schema, celRules, apiVersion, kind, what }: EditorSource, refine?: (closed: Record<string, unknown>) => void): SchemaNode {
   const closed = withoutKeywords(closeObjects(schema, true), DROPPED) as Record<string, unknown>;
   const translatedAt = new Map<string, SchemaNode[]>();
   for (const rule of celRules) {
@@ -92,8 +121,7 @@ export function toEditorJsonSchema(apiVersion: ServedGroupVersion = GROUP_VERSIO
   // One rule merges into its node; several (v1's source: an if/then/else per union member) sit side by
   // side in allOf, where none overwrites another's keywords.
   for (const [key, translated] of translatedAt) Object.assign(nodeAt(closed, key.split('.')), translated.length === 1 ? translated[0] : { allOf: translated });
-  // The names Go's time.LoadLocation knows, so editors complete them and CI catches `utc` or a typo.
-  Object.assign(nodeAt(closed, ['spec', 'timeZone']), { enum: [...TIME_ZONE_NAMES, 'UTC'].filter((name, i, all) => all.indexOf(name) === i).sort() });
+  refine?.(closed);
   const properties = closed['properties'] as Record<string, SchemaNode>;
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
@@ -102,14 +130,14 @@ export function toEditorJsonSchema(apiVersion: ServedGroupVersion = GROUP_VERSIO
     properties: {
       ...properties,
       apiVersion: { ...properties['apiVersion'], enum: [apiVersion] },
-      kind: { ...properties['kind'], enum: [KIND] },
+      kind: { ...properties['kind'], enum: [kind] },
       metadata: {
         type: 'object',
         description: 'Standard object metadata.',
         required: ['name'],
         properties: {
-          name: { type: 'string', maxLength: 253, pattern: DNS1123_SUBDOMAIN, description: 'Name of the BackupSchedule (a DNS-1123 subdomain).' },
-          namespace: { type: 'string', maxLength: 63, description: 'Namespace of the BackupSchedule; its CronJob lives there too.' },
+          name: { type: 'string', maxLength: 253, pattern: DNS1123_SUBDOMAIN, description: `Name of the ${kind} (a DNS-1123 subdomain).` },
+          namespace: { type: 'string', maxLength: 63, description: `Namespace of the ${kind}; ${what}.` },
           labels: { type: 'object', additionalProperties: { type: 'string' } },
           annotations: { type: 'object', additionalProperties: { type: 'string' } },
         },

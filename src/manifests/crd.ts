@@ -45,6 +45,23 @@ export const PRINTER_COLUMNS: readonly ICustomResourceColumnDefinition[] = [
 ];
 
 /**
+ * One served version of a CRD of this operator: the status subresource, the printer columns and the
+ * openAPIV3Schema derived from the kind's schema in src/api (descriptions, defaults, bounds, patterns,
+ * CEL), the same for every kind (BackupSchedule here, Restore in restore-crd.ts).
+ */
+export function crdVersion(name: string, storage: boolean, schema: SchemaNode, columns: readonly ICustomResourceColumnDefinition[]) {
+  return {
+    name,
+    served: true,
+    storage,
+    subresources: { status: {} },
+    additionalPrinterColumns: [...columns],
+    // Wire form: the x-kubernetes-* keys go out as they are.
+    schema: { openAPIV3Schema: toCrdOpenApiSchema(schema) as IJSONSchemaProps },
+  };
+}
+
+/**
  * The `backupschedules.kubelings.dev` CustomResourceDefinition: namespaced, versions `v1alpha1` (served)
  * and `v1` (served, stored), converted by the controller's webhook behind `webhookService` (port 443,
  * {@link CONVERSION_WEBHOOK_PATH}, ConversionReview v1), the status subresource, printer columns, short name
@@ -58,15 +75,7 @@ export class BackupScheduleCrd extends Construct {
 
   public constructor(scope: Construct, id: string, props: BackupScheduleCrdProps) {
     super(scope, id);
-    const version = (name: string, storage: boolean, schema: SchemaNode) => ({
-      name,
-      served: true,
-      storage,
-      subresources: { status: {} },
-      additionalPrinterColumns: [...PRINTER_COLUMNS],
-      // Wire form: the x-kubernetes-* keys go out as they are.
-      schema: { openAPIV3Schema: toCrdOpenApiSchema(schema) as IJSONSchemaProps },
-    });
+    const version = (name: string, storage: boolean, schema: SchemaNode) => crdVersion(name, storage, schema, PRINTER_COLUMNS);
     this.crd = kubeObject<ICustomResourceDefinition>(this, 'Resource', {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',

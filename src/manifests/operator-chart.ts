@@ -7,6 +7,7 @@ import { ControllerDeployment, METRICS_PORT_NAME } from './controller-deployment
 import { certManagerNames, INJECT_CA_FROM_ANNOTATION } from './cert-manager.ts';
 import { ConversionWebhook, webhookCertificates, type WebhookCertificates } from './conversion-webhook.ts';
 import { BackupScheduleCrd } from './crd.ts';
+import { RestoreCrd } from './restore-crd.ts';
 import { kubeObject } from './kube-object.ts';
 import { LeaderLease } from './leader-lease.ts';
 import { ControllerNetworkPolicy, type ControllerNetworkPolicyOptions } from './network-policy.ts';
@@ -136,6 +137,7 @@ export class OperatorChart extends Chart {
       webhookService: { namespace, name: webhook.serviceName },
       ...(byCertManager ? { annotations: { [INJECT_CA_FROM_ANNOTATION]: `${namespace}/${certManagerNames(OPERATOR_NAME).servingCertificate}` } } : {}),
     });
+    new RestoreCrd(this, 'RestoreCrd', { labels });
     // Least privilege: with cert-manager the controller only reads the mounted files, no Secret nor CRD rights.
     const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, ...(byCertManager ? {} : { webhookSecretName: webhook.secretName }) });
     new UserClusterRoles(this, 'UserRoles', { namePrefix: 'backupschedule', labels });

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join, relative } from 'node:path';
 import { App, Chart, Yaml } from 'cdk8s';
 import { GROUP_VERSION, KIND, SERVED_GROUP_VERSIONS, type ServedGroupVersion } from '../api/constants.ts';
-import { jsonSchemaFile, toEditorJsonSchema } from '../api/json-schema.ts';
+import { RESTORE_KIND } from '../api/restore-schema.ts';
+import { jsonSchemaFile, restoreEditorJsonSchema, RESTORE_JSON_SCHEMA_FILE, toEditorJsonSchema } from '../api/json-schema.ts';
 import { ExampleChart } from './example-chart.ts';
 import { OperatorChart, type OperatorChartProps } from './operator-chart.ts';
 import { SYNC_WAVE_ANNOTATION } from './sync-wave.ts';
@@ -83,8 +84,9 @@ function writeChart(chart: Chart, dir: string, schemaDir: string): string[] {
   const manifests = (chart.toJson() as Manifest[]).slice().sort(compareManifests);
   const width = Math.max(2, String(manifests.length - 1).length);
   const files = manifests.map((m, i) => `${String(i).padStart(width, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`);
-  // The yaml-language-server modeline: editors complete and check a BackupSchedule against its version's schema.
+  // The yaml-language-server modeline: editors complete and check a BackupSchedule (or Restore) against its version's schema.
   const modeline = (m: Manifest): string => {
+    if (m.kind === RESTORE_KIND) return `# yaml-language-server: $schema=${relative(dir, join(schemaDir, RESTORE_JSON_SCHEMA_FILE))}\n`;
     if (m.kind !== KIND) return '';
     const version = (SERVED_GROUP_VERSIONS as readonly string[]).includes(m.apiVersion) ? (m.apiVersion as ServedGroupVersion) : GROUP_VERSION;
     return `# yaml-language-server: $schema=${relative(dir, join(schemaDir, jsonSchemaFile(version)))}\n`;
@@ -128,6 +130,7 @@ export function synthesize(outdir: string, props: OperatorChartProps = {}): Synt
   const schemaDir = join(outdir, SCHEMAS_DIR);
   mkdirSync(schemaDir, { recursive: true });
   for (const version of SERVED_GROUP_VERSIONS) writeFileSync(join(schemaDir, jsonSchemaFile(version)), `${JSON.stringify(toEditorJsonSchema(version), null, 2)}\n`);
+  writeFileSync(join(schemaDir, RESTORE_JSON_SCHEMA_FILE), `${JSON.stringify(restoreEditorJsonSchema(), null, 2)}\n`);
   const out: SynthesizedDir[] = [{ dir: '.', files: writeChart(operator, outdir, schemaDir) }];
   if (example) out.push({ dir: EXAMPLES_DIR, files: writeChart(example, join(outdir, EXAMPLES_DIR), schemaDir) });
   return out;

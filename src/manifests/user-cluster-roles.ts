@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import type { IClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import type { IPolicyRule } from 'kubernetes-models/rbac.authorization.k8s.io/v1/PolicyRule';
 import { API_GROUP, PLURAL } from '../api/index.ts';
+import { RESTORE_PLURAL } from '../api/restore-schema.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
@@ -27,15 +28,19 @@ export interface UserClusterRolesProps {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-/** Read-only access to BackupSchedules and their status. */
+/** The kinds people use: BackupSchedules and Restores. */
+const USER_RESOURCES = [PLURAL, RESTORE_PLURAL] as const;
+const statusOf = (resources: readonly string[]): string[] => resources.map((r) => `${r}/status`);
+
+/** Read-only access to BackupSchedules, Restores and their status. */
 export const VIEWER_RULES: readonly IPolicyRule[] = [
-  { apiGroups: [API_GROUP], resources: [PLURAL, `${PLURAL}/status`], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: [API_GROUP], resources: [...USER_RESOURCES, ...statusOf(USER_RESOURCES)], verbs: ['get', 'list', 'watch'] },
 ];
 
-/** Full access to BackupSchedules; never their status, which only the controller writes. */
+/** Full access to BackupSchedules and Restores; never their status, which only the controller writes. */
 export const EDITOR_RULES: readonly IPolicyRule[] = [
-  { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] },
-  { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: [API_GROUP], resources: [...USER_RESOURCES], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] },
+  { apiGroups: [API_GROUP], resources: statusOf(USER_RESOURCES), verbs: ['get', 'list', 'watch'] },
 ];
 
 /**

@@ -166,13 +166,13 @@ describe("synthesize with certificates: 'cert-manager'", () => {
 
   it('puts the Issuers, then the Certificates, after the Lease and before the Service and the Deployment that mounts the Secret', () => {
     expect(files.slice(-7)).toEqual([
-      '10-lease-backupschedule-operator-leader.yaml',
-      '11-issuer-backupschedule-operator-selfsigned.yaml',
-      '12-issuer-backupschedule-operator-webhook-ca.yaml',
-      '13-certificate-backupschedule-operator-webhook-ca.yaml',
-      '14-certificate-backupschedule-operator-webhook-serving.yaml',
-      '15-service-backupschedule-operator-webhook.yaml',
-      '16-deployment-backupschedule-operator.yaml',
+      '11-lease-backupschedule-operator-leader.yaml',
+      '12-issuer-backupschedule-operator-selfsigned.yaml',
+      '13-issuer-backupschedule-operator-webhook-ca.yaml',
+      '14-certificate-backupschedule-operator-webhook-ca.yaml',
+      '15-certificate-backupschedule-operator-webhook-serving.yaml',
+      '16-service-backupschedule-operator-webhook.yaml',
+      '17-deployment-backupschedule-operator.yaml',
     ]);
     expect(files.some((f) => f.includes('-secret-') || f.includes('webhook-certificate'))).toBe(false);
     const waves = files.map((f) => Number((parse(readFileSync(join(dir, f), 'utf8')) as Obj)['metadata'].annotations[SYNC_WAVE_ANNOTATION]));

@@ -77,10 +77,10 @@ describe('OperatorChart: the conversion webhook', () => {
       synthesize(dir, { includeExample: false });
       const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
       expect(files.slice(-4)).toEqual([
-        '12-lease-backupschedule-operator-leader.yaml',
-        '13-secret-backupschedule-operator-webhook-tls.yaml',
-        '14-service-backupschedule-operator-webhook.yaml',
-        '15-deployment-backupschedule-operator.yaml',
+        '13-lease-backupschedule-operator-leader.yaml',
+        '14-secret-backupschedule-operator-webhook-tls.yaml',
+        '15-service-backupschedule-operator-webhook.yaml',
+        '16-deployment-backupschedule-operator.yaml',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

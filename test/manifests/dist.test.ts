@@ -44,6 +44,7 @@ describe('dist/', () => {
     expect(operator.map(([, m]) => m.kind)).toEqual([
       'Namespace',
       'CustomResourceDefinition',
+      'CustomResourceDefinition',
       'ServiceAccount',
       'ClusterRole',
       'ClusterRole',

@@ -27,12 +27,12 @@ describe('UserClusterRoles', () => {
     });
   });
 
-  it('lets viewers only read, and editors write BackupSchedules but never their status', () => {
+  it('lets viewers only read, and editors write BackupSchedules and Restores but never their status', () => {
     const verbs = (name: string) => byName(name)['rules'].map((r: any) => `${r.resources.join('+')}: ${r.verbs.join(',')}`);
-    expect(verbs('backupschedule-viewer')).toEqual(['backupschedules+backupschedules/status: get,list,watch']);
+    expect(verbs('backupschedule-viewer')).toEqual(['backupschedules+restores+backupschedules/status+restores/status: get,list,watch']);
     expect(verbs('backupschedule-editor')).toEqual([
-      'backupschedules: create,delete,deletecollection,get,list,patch,update,watch',
-      'backupschedules/status: get,list,watch',
+      'backupschedules+restores: create,delete,deletecollection,get,list,patch,update,watch',
+      'backupschedules/status+restores/status: get,list,watch',
     ]);
     expect(objects.every((o) => o['rules'].every((r: any) => r.apiGroups.join() === 'kubelings.dev'))).toBe(true);
   });

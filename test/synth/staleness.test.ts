@@ -38,8 +38,8 @@ describe('committed generated files', () => {
       expect(freshFiles.filter((f) => f.startsWith('examples/'))).toEqual(['examples/00-namespace-kubelings.yaml', 'examples/01-backupschedule-nightly-etcd.yaml', 'examples/Kustomization']);
     });
 
-    it('writes the editor JSON Schema of each served version into schemas/', () => {
-      expect(freshFiles.filter((f) => f.startsWith('schemas/'))).toEqual(['schemas/backupschedule_v1.json', 'schemas/backupschedule_v1alpha1.json']);
+    it('writes the editor JSON Schema of each served BackupSchedule version and of Restore into schemas/', () => {
+      expect(freshFiles.filter((f) => f.startsWith('schemas/'))).toEqual(['schemas/backupschedule_v1.json', 'schemas/backupschedule_v1alpha1.json', 'schemas/restore_v1.json']);
     });
 
     it('has exactly the files of a fresh synth, examples/ and schemas/ included (run `npm run synth` if not)', () => {
