@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ACTIVE_JOBS, MAX_CONDITIONS, MAX_QUANTITY_LENGTH } from '../../src/api/schema.ts';
 import { validateBackupSchedule, validateBackupScheduleV1 } from '../../src/api/validate.ts';
 import { startTestApiServer, type TestApiServer } from '../apiserver/index.ts';
-import { client } from '../apiserver/tests/http-client.ts';
+import { client, createCrdAndWait } from '../apiserver/tests/http-client.ts';
 import { distDocuments } from '../e2e/harness.ts';
 import { scheduleManifest } from '../e2e/scenarios.ts';
 import { validSchedule } from './invalid-cases.ts';
@@ -61,9 +61,7 @@ describe('test API server with the project CRD (dist/)', () => {
     server = await startTestApiServer();
     api = client(server);
     expect((await api('POST', '/api/v1/namespaces', { metadata: { name: 'bounds' } })).status).toBe(201);
-    const crd = distDocuments().find((d) => d.kind === 'CustomResourceDefinition');
-    expect((await api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
-    for (let i = 0; i < 100 && (await api('GET', BS)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+    await createCrdAndWait(api, distDocuments().find((d) => d.kind === 'CustomResourceDefinition'), BS);
   });
   afterAll(() => server.stop());
 

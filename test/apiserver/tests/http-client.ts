@@ -54,3 +54,18 @@ export async function readWatch(server: TestApiServer, path: string, count: numb
   }
   return events.slice(0, count);
 }
+
+/**
+ * Creates `crd` and waits until `listPath` (a list of one of its resources) answers 200: a new CRD's
+ * resources are served only once the CRD controller has established it, as on kube-apiserver. Throws
+ * naming the path when the CRD is refused or its resource is not served within `timeoutMs`.
+ */
+export async function createCrdAndWait(api: ReturnType<typeof client>, crd: unknown, listPath: string, timeoutMs = 5_000): Promise<void> {
+  const created = await api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+  if (created.status !== 201) throw new Error(`CRD for ${listPath} not created: ${created.status} ${JSON.stringify(created.body)}`);
+  const deadline = Date.now() + timeoutMs;
+  while ((await api('GET', listPath)).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`${listPath} not served ${timeoutMs} ms after its CRD was created`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

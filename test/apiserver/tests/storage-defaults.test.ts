@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../src/kube/object.ts';
 import { distDocuments } from '../../e2e/harness.ts';
 import { scheduleManifest } from '../../e2e/scenarios.ts';
 import { startTestApiServer, type TestApiServer } from '../index.ts';
-import { client, readWatch } from './http-client.ts';
+import { client, createCrdAndWait, readWatch } from './http-client.ts';
 
 const BS = '/apis/kubelings.dev/v1/namespaces/stored/backupschedules';
 
@@ -22,9 +22,7 @@ describe.each([true, false])('defaults on read from storage (validation ratcheti
     server = await startTestApiServer({ validationRatcheting: ratcheting });
     api = client(server);
     expect((await api('POST', '/api/v1/namespaces', { metadata: { name: 'stored' } })).status).toBe(201);
-    const crd = distDocuments().find((d) => d.kind === 'CustomResourceDefinition');
-    expect((await api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
-    for (let i = 0; i < 100 && (await api('GET', BS)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+    await createCrdAndWait(api, distDocuments().find((d) => d.kind === 'CustomResourceDefinition'), BS);
     // As 0.2.0 stored it: a claim and no type.
     server.storeUnvalidated('kubelings.dev', 'backupschedules', scheduleManifest('stored', 'old'));
   });
