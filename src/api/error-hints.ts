@@ -36,7 +36,7 @@ export function unknownFieldHint(field: string, known: readonly string[], groupV
 }
 
 /** Beyond this many values an enum message names the nearest ones instead of all of them. */
-export const MAX_LISTED_VALUES = 10;
+const MAX_LISTED_VALUES = 10;
 
 /**
  * The problem of a value outside an enum: all the allowed values when there are few, else the nearest

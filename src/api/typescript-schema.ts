@@ -25,7 +25,7 @@ const BOUND_TAGS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum'
 const PRIMITIVE_TYPES: Readonly<Record<string, string>> = { string: 'string', integer: 'number', number: 'number', boolean: 'boolean' };
 
 /** `@minimum 1`, `@maximum 1000`, `@default 7`: what a property's JSDoc should add to its description. */
-export function docTags(node: Node): string[] {
+function docTags(node: Node): string[] {
   const tags = BOUND_TAGS.filter((keyword) => node[keyword] !== undefined).map((keyword) => `@${keyword} ${String(node[keyword])}`);
   if (node['default'] !== undefined) tags.push(`@default ${JSON.stringify(node['default'])}`);
   return tags;

@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseFlags } from '../runtime/parse-flags.ts';
 
 /** Throws `new usageError(…)` naming the first flag of `options` given more than once in `argv`. */
-export function rejectRepeatedFlags(argv: readonly string[], options: ParseArgsOptionsConfig, usageError: new (message: string) => Error): void {
+function rejectRepeatedFlags(argv: readonly string[], options: ParseArgsOptionsConfig, usageError: new (message: string) => Error): void {
   // Not strict: unknown flags and missing values are parse-flags' to report, in its words.
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const seen = new Set<string>();

@@ -29,7 +29,7 @@ export interface EtcdTls {
  * (etcd with --client-cert-auth then answers only "bad certificate"), or a certificate outside its
  * validity period at `now`, with its subject and notBefore/notAfter. Empty when nothing is wrong.
  */
-export function tlsProblems(tls: EtcdTls, now: number): string[] {
+function tlsProblems(tls: EtcdTls, now: number): string[] {
   const dir = tls.dir ?? '--etcd-tls-dir';
   const problems: string[] = [];
   if (tls.cert === undefined) problems.push(`${join(dir, 'tls.crt')} and ${join(dir, 'tls.key')} are absent: no client certificate was sent (etcd started with --client-cert-auth requires one)`);

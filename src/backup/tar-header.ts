@@ -37,7 +37,7 @@ const maxOctal = (bytes: number): number => 8 ** (bytes - 1) - 1;
 const isAscii = (s: string): boolean => /^[\x01-\x7f]*$/.test(s);
 
 /** `<len> key=value\n`, the length counting itself (pax, IEEE 1003.1 "pax Extended Header"). */
-export function paxRecord(key: string, value: string): string {
+function paxRecord(key: string, value: string): string {
   const body = ` ${key}=${value}\n`;
   const bodyBytes = Buffer.byteLength(body);
   let digits = String(bodyBytes).length;

@@ -38,7 +38,7 @@ const OUR_NAMES = new Set([KIND.toLowerCase(), PLURAL, SINGULAR, ...SHORT_NAMES]
  * would fail such an object with "no matches for kind"; skipped silently, a typo would leave a
  * schedule unchecked and CI green. Undefined for every other object.
  */
-export function misspeltKind(object: unknown): FieldError | undefined {
+function misspeltKind(object: unknown): FieldError | undefined {
   if (typeof object !== 'object' || object === null) return undefined;
   const { apiVersion, kind } = object as { apiVersion?: unknown; kind?: unknown };
   if (typeof kind !== 'string' || kind === KIND || (kind.endsWith('List') && Array.isArray((object as { items?: unknown }).items))) return undefined;
@@ -56,7 +56,7 @@ export function misspeltKind(object: unknown): FieldError | undefined {
  * error listing the served ones: the fields of a version whose schema is unknown cannot be judged, and
  * errors from a guessed one would mislead.
  */
-export function manifestProblems(object: unknown): FieldError[] {
+function manifestProblems(object: unknown): FieldError[] {
   const apiVersion = (object as { apiVersion?: unknown }).apiVersion;
   const errors = validateAnyVersion(object);
   if (apiVersion === undefined) errors.unshift({ field: 'apiVersion', message: 'apiVersion: is required' });
@@ -65,7 +65,7 @@ export function manifestProblems(object: unknown): FieldError[] {
 }
 
 /** kube-apiserver's words when schema errors kept it from evaluating the CEL rules (apiextensions-apiserver). */
-export const RULES_NOT_CHECKED = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+const RULES_NOT_CHECKED = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
 /** `namespace/name` (or `name`) of a manifest, for messages. */
 export function objectName(manifest: Manifest): string | undefined {

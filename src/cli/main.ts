@@ -30,7 +30,7 @@ Exit status: 0 valid, 1 invalid input, 2 bad command line (details in each comma
 `;
 
 /** `backupschedule --version`: the release, and what its checks are built from. */
-export const VERSION_TEXT = `backupschedule ${OPERATOR_VERSION} (${SERVED_GROUP_VERSIONS.join(', ')}; tzdata ${TZDATA_VERSION})\n`;
+const VERSION_TEXT = `backupschedule ${OPERATOR_VERSION} (${SERVED_GROUP_VERSIONS.join(', ')}; tzdata ${TZDATA_VERSION})\n`;
 
 const COMMANDS: Readonly<Record<string, { run: (args: readonly string[], io: CliIo) => number; usage: string }>> = {
   validate: { run: validateCommand, usage: VALIDATE_USAGE },

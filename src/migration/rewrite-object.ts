@@ -35,7 +35,7 @@ export type RewriteOutcome =
  * invalid is refused). 401, 403 and 405 are about the caller and fail the object as before: every other
  * object would get the same answer.
  */
-export const OBJECT_REJECTED_CODES: ReadonlySet<number> = new Set([400, 413, 422]);
+const OBJECT_REJECTED_CODES: ReadonlySet<number> = new Set([400, 413, 422]);
 
 /** What {@link rewriteObject} needs. */
 export interface RewriteContext {

@@ -25,7 +25,7 @@ const STRUCTURAL = new Uint8Array(256);
 for (const b of [QUOTE, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COLON]) STRUCTURAL[b] = 1;
 
 /** Index of the first byte at or after `i` that is not JSON whitespace. */
-export function skipWhitespace(buf: Buffer, i: number, end = buf.length): number {
+function skipWhitespace(buf: Buffer, i: number, end = buf.length): number {
   while (i < end) {
     const b = buf[i];
     if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return i;
