@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { CEL_RULES, CEL_RULES_V1 } from '../../src/api/cel-rules.ts';
+import { RESTORE_CEL_RULES } from '../../src/api/restore-cel-rules.ts';
 import { GROUP_VERSION, GROUP_VERSION_V1, type ServedGroupVersion } from '../../src/api/constants.ts';
 import { CEL_AS_JSON_SCHEMA, JSON_SCHEMA_FILE, JSON_SCHEMA_FILE_V1, jsonSchemaFile, toEditorJsonSchema } from '../../src/api/json-schema.ts';
 import { withoutKeywords } from '../../src/api/schema-keywords.ts';
@@ -54,7 +55,7 @@ describe(`the editor/CI JSON Schema (${SCHEMA_PATH})`, () => {
 
   it('translates every CEL rule it can and names the one it cannot', () => {
     expect(CEL_RULES.filter((r) => CEL_AS_JSON_SCHEMA[r.rule] === undefined).map((r) => r.path.join('.'))).toEqual(['spec']);
-    for (const rule of Object.keys(CEL_AS_JSON_SCHEMA)) expect([...CEL_RULES, ...CEL_RULES_V1].map((r) => r.rule)).toContain(rule);
+    for (const rule of Object.keys(CEL_AS_JSON_SCHEMA)) expect([...CEL_RULES, ...CEL_RULES_V1, ...RESTORE_CEL_RULES].map((r) => r.rule)).toContain(rule);
   });
 
   const golden = readdirSync('test/golden/inputs').map((f) => [`test/golden/inputs/${f}`, parse(readFileSync(`test/golden/inputs/${f}`, 'utf8'))] as const);
