@@ -270,7 +270,7 @@ const misses: string[] = [];
 // The API server runs in this process, so its own code is cold at first: the first run of an
 // invocation (always the controller's) was 20–35 % slower than the later ones. One discarded round of
 // both sides warms it, though not fully: the writes-only floor keeps getting faster for several more
-// runs (README "Convergence performance"), so a larger --repeat gives a larger ratio. And the heap it
+// runs (docs/performance.md, "Convergence"), so a larger --repeat gives a larger ratio. And the heap it
 // shares collects a run's garbage during the next run: each round swaps which side goes first, so
 // both sides follow the same mix of runs (before, every floor run followed a controller run).
 const warmUpN = Math.min(...sizes, 1000);
