@@ -14,8 +14,9 @@
 import { parseBackupFlags } from './backup-flags.ts';
 import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../pure/backup-contract.ts';
 import type { RetentionPolicy } from './retention.ts';
-import { objectStoreTargetFrom, S3_FLAG_OPTIONS, s3OptionsFrom, UPLOAD_FLAG_OPTIONS, type ObjectStoreTarget } from './object-store/object-store-args.ts';
+import { ageRecipientsFrom, compressionFrom, objectStoreTargetFrom, S3_FLAG_OPTIONS, s3OptionsFrom, UPLOAD_FLAG_OPTIONS, type ObjectStoreTarget } from './object-store/object-store-args.ts';
 import type { S3Options } from './object-store/s3-client.ts';
+import type { Compression } from './pipeline/compression.ts';
 
 /** What a backup run takes from. */
 export type BackupSource =
@@ -28,6 +29,11 @@ export type BackupCommand =
       readonly kind: 'run';
       readonly source: BackupSource;
       readonly destinationDir: string;
+      /**
+       * `--age-recipient` given: the bucket's pipeline into the directory (compression, default zstd,
+       * then age), named `<schedule>-<stamp>.<db|tar>[.zst|.gz].age`. Unset: `.db` / `.tar.gz` as ever.
+       */
+      readonly encryption?: DirectoryEncryption;
       /** Which backups to keep (at least one rule set): the planner's policy. */
       readonly retention: RetentionPolicy;
       /** The owning BackupSchedule's name (env BACKUP_SCHEDULE_NAME): prefix of every file. */
@@ -47,9 +53,16 @@ export type BackupCommand =
   | { readonly kind: 's3-list'; readonly url: string; readonly s3: S3Options }
   | { readonly kind: 's3-verify'; readonly url: string; readonly s3: S3Options; readonly identityFile: string | undefined }
   | { readonly kind: 's3-fetch'; readonly url: string; readonly s3: S3Options; readonly identityFile: string | undefined; readonly output: string }
-  | { readonly kind: 'verify'; readonly file: string }
+  | { readonly kind: 'verify'; readonly file: string; readonly identityFile?: string }
   | { readonly kind: 'list'; readonly dir: string }
   | { readonly kind: 'help' };
+
+/** How a run to a directory encrypts (`--age-recipient`, `--compression`). */
+export interface DirectoryEncryption {
+  /** age recipients (`age1…`), at least one. */
+  readonly ageRecipients: readonly string[];
+  readonly compression: Compression;
+}
 
 /** A command-line mistake; exit code 2. */
 export class BackupUsageError extends Error {
@@ -63,10 +76,14 @@ export class BackupUsageError extends Error {
 export const BACKUP_USAGE = `Usage:
   backup --source=etcd --etcd-endpoints=<url>[,<url>...] [--etcd-tls-dir=<dir>] --destination-dir=<dir> <retention>
   backup --source=pvc --source-dir=<dir> --destination-dir=<dir> <retention>
+    either with [--age-recipient=age1…]... [--compression=zstd|gzip|none]: encrypted as in a bucket,
+    <schedule>-<yyyymmddThhmmssZ>.<db|tar>[.zst|.gz].age
     <retention>: one or more of --keep-last=<N> --keep-daily=<N> --keep-weekly=<N> --keep-monthly=<N> (N 1-1000;
     restic forget semantics: a backup is kept if it is among the last N, or the newest of one of the N newest
     UTC days / ISO weeks / months that have backups)
-  backup verify <file>     check a backup's format and its .sha256 sidecar (exit 0 valid, 1 not)
+  backup verify <file> [--identity=FILE]  check a backup's format and its .sha256 sidecar (exit 0 valid, 1 not); an
+                           encrypted one (.age): without --identity only its SHA-256 against the sidecar, with it
+                           also decrypted, decompressed and its content checked
   backup list <dir>        list the backups in <dir> with their time, size and verification
 
   Object store (S3 or compatible; credentials only from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN):
@@ -98,9 +115,16 @@ function required(flag: string, value: string | undefined): string {
 export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): BackupCommand {
   const [first, ...rest] = argv;
   if ((first === 'verify' || first === 'list' || first === 'fetch') && (first === 'fetch' || rest[0]?.startsWith('s3://'))) return parseObjectStoreTool(first, rest);
-  if (first === 'verify' || first === 'list') {
-    if (rest.length !== 1 || rest[0] === '' || rest[0]!.startsWith('--')) throw new BackupUsageError(`backup ${first}: expected exactly one ${first === 'verify' ? 'file' : 'directory'} argument`);
-    return first === 'verify' ? { kind: 'verify', file: rest[0]! } : { kind: 'list', dir: rest[0]! };
+  if (first === 'verify') {
+    const [file, ...flags] = rest;
+    if (file === undefined || file === '' || file.startsWith('--')) throw new BackupUsageError('backup verify: expected exactly one file argument (then optionally --identity=FILE)');
+    const { identity, ...others } = parseBackupFlags(flags, { identity: { type: 'string' } }, BackupUsageError);
+    if (Object.keys(others).length > 0 || identity === '') throw new BackupUsageError(identity === '' ? '--identity: empty' : 'backup verify: expected exactly one file argument (then optionally --identity=FILE)');
+    return { kind: 'verify', file, ...(identity === undefined ? {} : { identityFile: identity }) };
+  }
+  if (first === 'list') {
+    if (rest.length !== 1 || rest[0] === '' || rest[0]!.startsWith('--')) throw new BackupUsageError('backup list: expected exactly one directory argument');
+    return { kind: 'list', dir: rest[0]! };
   }
   const values = parseBackupFlags(argv, {
     source: { type: 'string' },
@@ -119,9 +143,16 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
   const retention = parseRetention(values);
   const toBucket = values['destination-url'] !== undefined;
   if (toBucket && values['destination-dir'] !== undefined) throw new BackupUsageError('--destination-dir and --destination-url: give exactly one');
+  let encryption: DirectoryEncryption | undefined;
   if (!toBucket) {
-    const misplaced = Object.keys(UPLOAD_FLAG_OPTIONS).find((flag) => flag !== 'destination-url' && values[flag as keyof typeof values] !== undefined);
+    // spec.encryption applies to any destination: a directory takes the bucket's age and compression flags.
+    const directoryFlags = new Set(['destination-url', 'age-recipient', 'compression']);
+    const misplaced = Object.keys(UPLOAD_FLAG_OPTIONS).find((flag) => !directoryFlags.has(flag) && values[flag as keyof typeof values] !== undefined);
     if (misplaced) throw new BackupUsageError(`--${misplaced}: only with --destination-url`);
+    const ageRecipients = usage(() => ageRecipientsFrom(values));
+    // Unencrypted, a directory backup is `.db` or `.tar.gz`, the names every existing tool and run knows.
+    if (ageRecipients.length === 0 && values.compression !== undefined) throw new BackupUsageError('--compression: with --destination-dir only together with --age-recipient (an unencrypted directory backup is .db or .tar.gz)');
+    if (ageRecipients.length > 0) encryption = { ageRecipients, compression: usage(() => compressionFrom(values)) };
   }
   const destinationDir = toBucket ? '' : required('destination-dir', values['destination-dir']);
   const schedule = env[ENV_SCHEDULE_NAME];
@@ -149,7 +180,7 @@ export function parseBackupArgs(argv: readonly string[], env: Readonly<Record<st
       throw new BackupUsageError(`--source: expected etcd or pvc, got ${JSON.stringify(values.source ?? '')}`);
   }
   if (toBucket) return { kind: 'upload', source, target: usage(() => objectStoreTargetFrom(values)), retention, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
-  return { kind: 'run', source, destinationDir, retention, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
+  return { kind: 'run', source, destinationDir, ...(encryption ? { encryption } : {}), retention, schedule, namespace: env[ENV_SCHEDULE_NAMESPACE] };
 }
 
 /** Runs a check that throws plain errors naming a flag; rethrows them as usage errors. */

@@ -2,7 +2,13 @@
  * File names of backups: `<schedule>-<UTC yyyymmddThhmmssZ>.<db|tar.gz>`, an incomplete volume archive
  * as `<schedule>-<stamp>.incomplete.tar.gz`, a `.sha256` sidecar next to each, and the hidden names of
  * the runner's own temp and lock files. Pure: no file system here.
+ *
+ * An encrypted backup (`--age-recipient`) is named as in a bucket, one suffix per pipeline stage so
+ * stock tools undo them right to left: `<schedule>-<stamp>[.incomplete].<db|tar>[.zst|.gz].age`
+ * (`age -d -i key.txt X.db.zst.age | zstd -d > X.db`).
  */
+import { COMPRESSION_SUFFIX, type Compression } from './pipeline/compression.ts';
+
 
 /** Extension of an etcd snapshot (a bbolt database plus etcd's SHA-256 trailer). */
 export const SNAPSHOT_EXTENSION = 'db';
@@ -28,10 +34,19 @@ export interface BackupName {
   readonly kind: BackupKind;
   /** An archive written while files changed (`.incomplete.tar.gz`): kept apart from the backups. */
   readonly incomplete: boolean;
+  /** age-encrypted (`.age`): only the sidecar's digest can be checked without the identity. */
+  readonly encrypted: boolean;
+  /** The compression stage (`.db`: none, `.tar.gz`: gzip). */
+  readonly compression: Compression;
+}
+
+/** How an encrypted backup's bytes were encoded (the suffixes after `.db`/`.tar`). */
+export interface EncryptedEncoding {
+  readonly compression: Compression;
 }
 
 const STAMP = '(\\d{4})(\\d{2})(\\d{2})T(\\d{2})(\\d{2})(\\d{2})Z';
-const ANY_BACKUP = new RegExp(`^(.+)-${STAMP}(\\.${INCOMPLETE_MARK})?\\.(db|tar\\.gz)$`);
+const ANY_BACKUP = new RegExp(`^(.+)-${STAMP}(\\.${INCOMPLETE_MARK})?\\.(db|tar)(\\.gz|\\.zst)?(\\.age)?$`);
 
 /** `2026-11-30T02:00:07.123Z` → `20261130T020007Z` (UTC, second precision). */
 export function formatStamp(epochMs: number): string {
@@ -43,9 +58,16 @@ export function extensionOf(kind: BackupKind): string {
   return kind === 'etcd-snapshot' ? SNAPSHOT_EXTENSION : ARCHIVE_EXTENSION;
 }
 
-/** The final name of a backup of `schedule` started at `epochMs`; `incomplete` marks a torn archive. */
-export function backupFileName(schedule: string, epochMs: number, kind: BackupKind, incomplete = false): string {
-  return `${schedule}-${formatStamp(epochMs)}.${incomplete ? `${INCOMPLETE_MARK}.` : ''}${extensionOf(kind)}`;
+/** Suffix of an age-encrypted backup. */
+export const AGE_SUFFIX = '.age';
+
+/**
+ * The final name of a backup of `schedule` started at `epochMs`; `incomplete` marks a torn archive;
+ * `encrypted` gives the bucket's naming (`.db.zst.age`, `.tar.gz.age`, …).
+ */
+export function backupFileName(schedule: string, epochMs: number, kind: BackupKind, incomplete = false, encrypted?: EncryptedEncoding): string {
+  const extension = encrypted ? `${kind === 'etcd-snapshot' ? 'db' : 'tar'}${COMPRESSION_SUFFIX[encrypted.compression]}${AGE_SUFFIX}` : extensionOf(kind);
+  return `${schedule}-${formatStamp(epochMs)}.${incomplete ? `${INCOMPLETE_MARK}.` : ''}${extension}`;
 }
 
 /**
@@ -55,11 +77,14 @@ export function backupFileName(schedule: string, epochMs: number, kind: BackupKi
 export function parseBackupName(file: string): BackupName | undefined {
   const match = ANY_BACKUP.exec(file);
   if (!match) return undefined;
-  const [, schedule, y, mo, d, h, mi, s, mark, ext] = match as unknown as [string, string, string, string, string, string, string, string, string | undefined, string];
+  const [, schedule, y, mo, d, h, mi, s, mark, ext, comp, age] = match as unknown as [string, string, string, string, string, string, string, string, string | undefined, string, string | undefined, string | undefined];
+  // Unencrypted, the runner writes only `.db` and `.tar.gz`; any compression goes with `.age`.
+  if (age === undefined && (ext === 'db' ? comp !== undefined : comp !== '.gz')) return undefined;
+  const compression: Compression = comp === '.zst' ? 'zstd' : comp === '.gz' ? 'gzip' : 'none';
   const time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   // Reject impossible dates (Date.UTC rolls 20261341 over into the next year).
   if (formatStamp(time) !== `${y}${mo}${d}T${h}${mi}${s}Z`) return undefined;
-  return { file, schedule, time, kind: ext === SNAPSHOT_EXTENSION ? 'etcd-snapshot' : 'volume-archive', incomplete: mark !== undefined };
+  return { file, schedule, time, kind: ext === SNAPSHOT_EXTENSION ? 'etcd-snapshot' : 'volume-archive', incomplete: mark !== undefined, encrypted: age !== undefined, compression };
 }
 
 /** Name of the lock file that keeps two runs of one schedule from writing at once. */

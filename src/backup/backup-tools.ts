@@ -10,6 +10,7 @@ import { backupDirNames, skippedMessage } from './backup-dir.ts';
 import { parseBackupName, SIDECAR_SUFFIX, type BackupKind } from './backup-names.ts';
 import { parseSidecar } from './sidecar.ts';
 import { verifySnapshot } from './snapshot-verify.ts';
+import { checkEncryptedFile } from './encrypted-verify.ts';
 
 /** Result of {@link verifyBackupFile}. */
 export interface Verification {
@@ -28,6 +29,8 @@ export interface Verification {
   readonly totalKeys?: number;
   /** Tar entries (archives only). */
   readonly entries?: number;
+  /** Encrypted (`.age`) files: whether the content was decrypted and checked (only with `--identity`). */
+  readonly content?: 'checked' | 'not checked: encrypted, no --identity';
 }
 
 /** The kind of a file from its name (`.db` or `.tar.gz`). */
@@ -39,11 +42,14 @@ export function kindOf(path: string): BackupKind | undefined {
   return undefined;
 }
 
-/** Verifies one backup file. Never throws for a bad file: `ok: false` and a `problem` say why. */
-export async function verifyBackupFile(path: string): Promise<Verification> {
+/**
+ * Verifies one backup file. Never throws for a bad file: `ok: false` and a `problem` say why. An
+ * encrypted one (`.age`) is checked against its sidecar only, unless `identities` let it be decrypted.
+ */
+export async function verifyBackupFile(path: string, identities?: readonly string[]): Promise<Verification> {
   const kind = kindOf(path);
   const file = basename(path);
-  if (kind === undefined) throw new Error(`${path}: not a backup file name (expected <schedule>-<yyyymmddThhmmssZ>.db, .tar.gz or .incomplete.tar.gz)`);
+  if (kind === undefined) throw new Error(`${path}: not a backup file name (expected <schedule>-<yyyymmddThhmmssZ>.db, .tar.gz, .incomplete.tar.gz or, encrypted, .<db|tar>[.zst|.gz].age)`);
   const size = (await stat(path)).size;
   let sidecar: Verification['sidecar'] = 'missing';
   let recorded: string | undefined;
@@ -52,6 +58,21 @@ export async function verifyBackupFile(path: string): Promise<Verification> {
     sidecar = recorded === undefined ? 'malformed' : 'matches';
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const parsed = parseBackupName(file);
+  if (parsed?.encrypted) {
+    let checked;
+    try {
+      checked = await checkEncryptedFile(path, parsed, identities);
+    } catch (err) {
+      return { file, kind, size, ok: false, sidecar, problem: (err as Error).message };
+    }
+    const { sha256, content, problem, ...details } = checked;
+    const base = { file, kind, size, sha256, content, ...details };
+    if (recorded !== undefined && recorded !== sha256) return { ...base, ok: false, sidecar: 'mismatch', problem: `SHA-256 ${sha256} differs from the sidecar's ${recorded}` };
+    if (problem !== undefined) return { ...base, ok: false, sidecar, problem };
+    if (sidecar !== 'matches') return { ...base, ok: false, sidecar, problem: sidecar === 'missing' ? `no ${file}${SIDECAR_SUFFIX} sidecar: nothing records the SHA-256 the runner wrote (its run did not finish, or the file was copied without it)` : `${file}${SIDECAR_SUFFIX} is not a sha256sum line for ${file}` };
+    return { ...base, ok: true, sidecar };
   }
   try {
     const figures = kind === 'etcd-snapshot' ? await verifySnapshot(path) : await verifyArchive(path);
@@ -99,7 +120,7 @@ export function formatList(rows: readonly ListedBackup[]): string {
   const table = [['NAME', 'TIME', 'SIZE', 'COMPLETE', 'VERIFIED']];
   for (const row of rows) {
     const v = row.verification;
-    const verified = v.ok ? 'yes' : `NO: ${v.problem ?? 'unknown'}`;
+    const verified = v.ok ? (v.content === 'not checked: encrypted, no --identity' ? 'yes (encrypted: SHA-256 against the sidecar only; backup verify --identity checks the content)' : 'yes') : `NO: ${v.problem ?? 'unknown'}`;
     table.push([row.file, row.time, String(row.size), row.incomplete ? 'NO (files changed while read)' : 'yes', verified]);
   }
   const widths = table[0]!.map((_, col) => Math.max(...table.map((r) => r[col]!.length)));

@@ -40,7 +40,8 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
       return EXIT_OK;
     case 'verify': {
       try {
-        const result = await verifyBackupFile(command.file);
+        const identities = command.identityFile === undefined ? undefined : await (await import('./pipeline/age-identity.ts')).readIdentities(command.identityFile);
+        const result = await verifyBackupFile(command.file, identities);
         process.stdout.write(`${JSON.stringify(result)}\n`);
         if (!result.ok) process.stderr.write(`INVALID: ${result.problem ?? ''}\n`);
         return result.ok ? EXIT_OK : EXIT_FAILED;

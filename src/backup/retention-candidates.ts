@@ -16,13 +16,19 @@
  * - volume archive: a gzip header (magic, deflate, no reserved flag) and a gzip trailer whose
  *   uncompressed length is a whole number of 512-byte tar blocks: a truncated file (the trailer is then
  *   compressed data) fails in all but 1 case of 512.
+ * - encrypted backup (`.age`; the runner holds no identity, so the content cannot be read): the file
+ *   starts with age's `age-encryption.org/v1` line, its header ends (the `---` MAC line) within the
+ *   first 64 KiB, and the size after header and 16-byte nonce is whole STREAM chunks (64 KiB + 16-byte
+ *   tag each) plus a last one of at least its tag: garbage and most truncations fail. Not checked
+ *   without the identity: the header MAC, the chunks' tags, and what the plaintext is (bbolt, tar).
  * Bit rot inside a file of the right shape is not seen here: `backup verify` and `backup list` read
- * every byte and compare the sidecar's digest.
+ * every byte and compare the sidecar's digest (`backup verify --identity` also decrypts and checks it).
  */
 import { lstat, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readMeta } from './bbolt-format.ts';
-import { SIDECAR_SUFFIX, type BackupKind } from './backup-names.ts';
+import { parseBackupName, SIDECAR_SUFFIX, type BackupKind } from './backup-names.ts';
+import { AGE_CHUNK, AGE_MAGIC } from './pipeline/age-stream.ts';
 import { directoryCandidates, type RetentionCandidate } from './retention.ts';
 import { parseSidecar } from './sidecar.ts';
 import { SNAPSHOT_TRAILER_SIZE } from './snapshot-verify.ts';
@@ -48,6 +54,24 @@ async function readAt(path: string, length: number, position: number): Promise<B
   } finally {
     await handle.close();
   }
+}
+
+/** Bytes searched for the end of an age header (a few hundred bytes per recipient). */
+const AGE_HEAD = 65_536;
+const AGE_NONCE = 16;
+const AGE_TAG = 16;
+
+async function encryptedProblem(path: string, size: number): Promise<string | undefined> {
+  const head = await readAt(path, Math.min(size, AGE_HEAD), 0);
+  if (!head.subarray(0, AGE_MAGIC.length).equals(AGE_MAGIC)) return 'no age header (the first line is not "age-encryption.org/v1")';
+  const macLine = head.indexOf('\n---');
+  const end = macLine < 0 ? -1 : head.indexOf('\n', macLine + 1);
+  if (end < 0) return `the age header does not end (no "---" line) within its first ${AGE_HEAD} bytes`;
+  const payload = size - (end + 1) - AGE_NONCE;
+  // STREAM: full chunks of 64 KiB + tag, then a last chunk holding at least its tag.
+  const last = payload % (AGE_CHUNK + AGE_TAG);
+  if (payload < AGE_TAG || (last !== 0 && last < AGE_TAG)) return `size ${size} is not an age header, nonce and whole STREAM chunks: truncated`;
+  return undefined;
 }
 
 async function snapshotProblem(path: string, size: number): Promise<string | undefined> {
@@ -87,6 +111,7 @@ export async function quickCheckBackup(dir: string, file: string, kind: BackupKi
     throw err;
   }
   if (parseSidecar(sidecar, file) === undefined) return `${file}${SIDECAR_SUFFIX} is not a sha256sum line for it`;
+  if (parseBackupName(file)?.encrypted) return encryptedProblem(path, stats.size);
   return kind === 'etcd-snapshot' ? snapshotProblem(path, stats.size) : archiveProblem(path, stats.size);
 }
 

@@ -25,6 +25,9 @@ import { directoryRetentionCandidates } from './retention-candidates.ts';
 import { backupDirNames, skippedMessage } from './backup-dir.ts';
 import { formatSidecar } from './sidecar.ts';
 import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
+import { produceEncryptedArchive, produceEncryptedSnapshot } from './encrypted-producers.ts';
+import { newAgeHeader } from './pipeline/age-stream.ts';
+import type { PipelineSettings } from './pipeline/encode-pipeline.ts';
 
 /** Exit codes of a run. */
 export const EXIT_OK = 0;
@@ -124,6 +127,14 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
   const progress = new Progress({ logger, clock, what: command.source.kind === 'etcd' ? 'etcd snapshot' : 'volume archive', ...(deps.progressIntervalMs === undefined ? {} : { intervalMs: deps.progressIntervalMs }) });
   let lock: Awaited<ReturnType<typeof acquireLock>> | undefined;
   try {
+    let settings: PipelineSettings | undefined;
+    if (command.encryption) {
+      try {
+        settings = { compression: command.encryption.compression, age: await newAgeHeader(command.encryption.ageRecipients) };
+      } catch (err) {
+        throw new BackupFailedError((err as Error).message, { cause: err });
+      }
+    }
     await prepareDestination(dir);
     try {
       lock = await acquireLock({ dir, name: lockFileName(command.schedule), clock });
@@ -142,9 +153,11 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
       }
     };
     const producerDeps = { logger, clock, progress, newTemp, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.onBytesCopied ? { onBytesCopied: deps.onBytesCopied } : {}) };
-    const produced: Produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
+    let produced: Produced;
+    if (settings) produced = command.source.kind === 'etcd' ? await produceEncryptedSnapshot(command.source, settings, { ...producerDeps, schedule: command.schedule }) : await produceEncryptedArchive(command.source, settings, producerDeps);
+    else produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
     // A torn archive gets a name retention never counts as a backup (README "The backup runner").
-    const finalName = backupFileName(command.schedule, startedAt, kind, produced.incomplete !== undefined);
+    const finalName = backupFileName(command.schedule, startedAt, kind, produced.incomplete !== undefined, settings ? { compression: settings.compression } : undefined);
 
     let path: string | undefined;
     try {

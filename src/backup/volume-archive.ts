@@ -57,7 +57,13 @@ export interface ArchiveOptions {
   readonly logger: Logger;
   /** Called with every file content byte count read. */
   readonly onBytes?: (n: number) => void;
-  /** gzip level 1–9. @default 6 (zlib's default) */
+  /**
+   * What the stream carries: `gzip` (a `.tar.gz`, the unencrypted directory destination) or `tar`, the
+   * plain archive for a pipeline that compresses (zstd, gzip) and encrypts it itself: no gzip work
+   * done only to be undone. @default 'gzip'
+   */
+  readonly output?: 'gzip' | 'tar';
+  /** gzip level 1–9 (`output: 'gzip'` only). @default 6 (zlib's default) */
   readonly gzipLevel?: number;
 }
 
@@ -228,7 +234,7 @@ async function* addTree(dir: string, prefix: string, walk: Walk): AsyncGenerator
 }
 
 /**
- * Archives `sourceDir` into gzip-compressed tar bytes, returned as a stream the caller writes to disk,
+ * Archives `sourceDir` into tar bytes, gzip-compressed unless `output: 'tar'`, returned as a stream,
  * and a promise of the result that settles once the walk is done (reject: an I/O error other than a
  * vanished, changed or unreadable file, or the consumer stopped reading).
  */
@@ -255,6 +261,7 @@ export function archiveDirectory(options: ArchiveOptions): { readonly stream: As
     }
   }
   const source = Readable.from(tar(), { objectMode: false });
+  if (options.output === 'tar') return { stream: source, result };
   const gzip = createGzip({ level: options.gzipLevel ?? 6 });
   source.pipe(gzip);
   source.on('error', (err: Error) => gzip.destroy(err));

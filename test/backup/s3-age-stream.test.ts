@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Decrypter, generateIdentity, identityToRecipient } from 'age-encryption';
-import { AGE_CHUNK, ageDecryptStream, ageEncryptStream, newAgeHeader } from '../../src/backup/object-store/age-stream.ts';
+import { AGE_CHUNK, ageDecryptStream, ageEncryptStream, newAgeHeader } from '../../src/backup/pipeline/age-stream.ts';
 
 async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -36,7 +36,15 @@ describe('backup --destination-url', () => {
   });
 
   it('refuses object-store flags without --destination-url, and bad URLs', () => {
-    expect(() => parseBackupArgs(['--source=pvc', '--source-dir=/s', '--destination-dir=/d', '--keep-last=1', '--compression=gzip'], ENV)).toThrow(/--compression: only with --destination-url/);
+    expect(() => parseBackupArgs(['--source=pvc', '--source-dir=/s', '--destination-dir=/d', '--keep-last=1', '--s3-verify=download'], ENV)).toThrow(/--s3-verify: only with --destination-url/);
+    expect(() => parseBackupArgs(['--source=pvc', '--source-dir=/s', '--destination-dir=/d', '--keep-last=1', '--s3-endpoint=https://x'], ENV)).toThrow(/--s3-endpoint: only with --destination-url/);
+    // A directory takes the encryption flags (spec.encryption applies to any destination), compression only with them.
+    expect(() => parseBackupArgs(['--source=pvc', '--source-dir=/s', '--destination-dir=/d', '--keep-last=1', '--compression=gzip'], ENV)).toThrow(/--compression: with --destination-dir only together with --age-recipient/);
+    expect(() => parseBackupArgs(['--source=pvc', '--source-dir=/s', '--destination-dir=/d', '--keep-last=1', '--age-recipient=AGE-SECRET-KEY-1XYZ'], ENV)).toThrow(/--age-recipient: that is an age identity/);
+    expect(parseBackupArgs(['--source=pvc', '--source-dir=/s', '--destination-dir=/d', '--keep-last=1', '--age-recipient=age1abc', '--compression=gzip'], ENV)).toMatchObject({ kind: 'run', destinationDir: '/d', encryption: { ageRecipients: ['age1abc'], compression: 'gzip' } });
+    expect(parseBackupArgs(['--source=pvc', '--source-dir=/s', '--destination-dir=/d', '--keep-last=1', '--age-recipient=age1abc'], ENV)).toMatchObject({ encryption: { compression: 'zstd' } });
+    expect(parseBackupArgs(['verify', '/d/x-20261201T000000Z.db.zst.age', '--identity=/k.txt'], {})).toEqual({ kind: 'verify', file: '/d/x-20261201T000000Z.db.zst.age', identityFile: '/k.txt' });
+    expect(() => parseBackupArgs(['verify', '/d/x.db', '--identity='], {})).toThrow(/--identity: empty/);
     expect(() => parseBackupArgs(RUN.map((a) => a.replace('s3://my-bucket/etcd/prod', 'https://my-bucket')), ENV)).toThrow(/--destination-url: expected s3:\/\/BUCKET\[\/PREFIX\]/);
     expect(() => parseBackupArgs(RUN.map((a) => a.replace('my-bucket', 'My_Bucket')), ENV)).toThrow(/--destination-url: "My_Bucket" is not an S3 bucket name/);
     expect(() => parseBackupArgs(RUN.map((a) => a.replace('etcd/prod', 'etcd//prod')), ENV)).toThrow(/empty, '\.' or '\.\.' segment/);

@@ -13,18 +13,18 @@ import { buildCronJob } from '../../src/pure/index.ts';
 
 const INPUTS = new URL('../golden/inputs/', import.meta.url).pathname;
 const all = readdirSync(INPUTS).filter((f) => f.endsWith('.yaml')).sort().map((file) => [file, parse(readFileSync(INPUTS + file, 'utf8')) as AnyBackupSchedule] as const);
-/**
- * Encryption to a claim (`--destination-dir` with `--age-recipient`) is what buildCronJob emits for
- * spec.encryption with a PersistentVolumeClaim destination; the runner parses it only with
- * `--destination-url` so far, so those inputs are left out here until it does.
- */
+/** Encryption to a claim (`--destination-dir` with `--age-recipient`) must be among the inputs. */
 const toClaimEncrypted = (input: AnyBackupSchedule): boolean => {
   const spec = (isV1(input) ? input : toV1(input)).spec;
   return spec.encryption !== undefined && spec.destination.objectStore === undefined;
 };
-const cases = all.filter(([, input]) => !toClaimEncrypted(input));
+const cases = all;
 
 describe('buildCronJob and the backup runner agree on the command line', () => {
+  it('the golden inputs include encryption to a claim', () => {
+    expect(all.some(([, input]) => toClaimEncrypted(input))).toBe(true);
+  });
+
   it.each(cases)('%s: the runner parses the container\'s arguments into the spec\'s run', (_file, input) => {
     const container = buildCronJob(input).spec!.jobTemplate.spec!.template.spec!.containers[0]!;
     const [subcommand, ...args] = container.args ?? [];
@@ -35,7 +35,10 @@ describe('buildCronJob and the backup runner agree on the command line', () => {
     const spec = (isV1(input) ? input : toV1(input)).spec;
     const store = spec.destination.objectStore;
     if (store === undefined) {
+      const recipients = spec.encryption?.ageRecipients ?? [];
+      // Encrypted to a claim: the bucket's pipeline (zstd, then age) into the directory.
       expect(command.kind).toBe('run');
+      expect(command.kind === 'run' ? command.encryption : 'not a run').toEqual(recipients.length > 0 ? { ageRecipients: recipients, compression: 'zstd' } : undefined);
       return;
     }
     expect(command).toMatchObject({

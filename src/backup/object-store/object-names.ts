@@ -7,11 +7,9 @@
 import { formatStamp } from '../backup-names.ts';
 import type { BackupKind } from '../backup-names.ts';
 
-/** Compression stage of the pipeline. */
-export type Compression = 'zstd' | 'gzip' | 'none';
+import { COMPRESSION_SUFFIX, type Compression } from '../pipeline/compression.ts';
 
-/** The suffix each compression adds (none: no suffix). */
-export const COMPRESSION_SUFFIX: Readonly<Record<Compression, string>> = { zstd: '.zst', gzip: '.gz', none: '' };
+export { COMPRESSION_SUFFIX, type Compression } from '../pipeline/compression.ts';
 /** Suffix of an age-encrypted object. */
 export const AGE_SUFFIX = '.age';
 /** Suffix of the checksum sidecar object. */
@@ -27,13 +25,15 @@ export interface ObjectBackupName {
   readonly kind: BackupKind;
   readonly compression: Compression;
   readonly encrypted: boolean;
+  /** A volume archive whose files changed while read (`.incomplete.tar…`): never counted by retention. */
+  readonly incomplete: boolean;
 }
 
-const NAME = /^(.+)-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z\.(db|tar)(\.gz|\.zst)?(\.age)?$/;
+const NAME = /^(.+)-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z(\.incomplete)?\.(db|tar)(\.gz|\.zst)?(\.age)?$/;
 
-/** The object name of a backup of `schedule` started at `epochMs`. */
-export function objectBackupName(schedule: string, epochMs: number, kind: BackupKind, compression: Compression, encrypted: boolean): string {
-  return `${schedule}-${formatStamp(epochMs)}.${kind === 'etcd-snapshot' ? 'db' : 'tar'}${COMPRESSION_SUFFIX[compression]}${encrypted ? AGE_SUFFIX : ''}`;
+/** The object name of a backup of `schedule` started at `epochMs`; `incomplete` marks a torn volume archive. */
+export function objectBackupName(schedule: string, epochMs: number, kind: BackupKind, compression: Compression, encrypted: boolean, incomplete = false): string {
+  return `${schedule}-${formatStamp(epochMs)}.${incomplete ? 'incomplete.' : ''}${kind === 'etcd-snapshot' ? 'db' : 'tar'}${COMPRESSION_SUFFIX[compression]}${encrypted ? AGE_SUFFIX : ''}`;
 }
 
 /**
@@ -43,8 +43,10 @@ export function objectBackupName(schedule: string, epochMs: number, kind: Backup
 export function parseObjectBackupName(name: string): ObjectBackupName | undefined {
   const m = NAME.exec(name);
   if (!m) return undefined;
-  const [, schedule, y, mo, d, h, mi, s, ext, comp, age] = m as unknown as [string, string, string, string, string, string, string, string, string, string | undefined, string | undefined];
+  const [, schedule, y, mo, d, h, mi, s, mark, ext, comp, age] = m as unknown as [string, string, string, string, string, string, string, string, string | undefined, string, string | undefined, string | undefined];
+  // Only a volume archive can be torn.
+  if (mark !== undefined && ext !== 'tar') return undefined;
   const time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
   if (formatStamp(time) !== `${y}${mo}${d}T${h}${mi}${s}Z`) return undefined;
-  return { name, schedule, time, kind: ext === 'db' ? 'etcd-snapshot' : 'volume-archive', compression: comp === '.zst' ? 'zstd' : comp === '.gz' ? 'gzip' : 'none', encrypted: age !== undefined };
+  return { name, schedule, time, kind: ext === 'db' ? 'etcd-snapshot' : 'volume-archive', compression: comp === '.zst' ? 'zstd' : comp === '.gz' ? 'gzip' : 'none', encrypted: age !== undefined, incomplete: mark !== undefined };
 }

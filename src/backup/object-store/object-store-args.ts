@@ -63,15 +63,26 @@ export function s3OptionsFrom(values: Values): S3Options {
 /** A run's target from its flags (`--destination-url` given); throws naming the flag. */
 export function objectStoreTargetFrom(values: Values): ObjectStoreTarget {
   const location = parseS3Url(text(values, 'destination-url') ?? '', '--destination-url');
-  const compression = text(values, 'compression') ?? 'zstd';
-  if (compression !== 'zstd' && compression !== 'gzip' && compression !== 'none') throw new Error(`--compression: expected zstd, gzip or none, got ${JSON.stringify(compression)}`);
+  const compression = compressionFrom(values);
   const verify = text(values, 's3-verify') ?? 'etag';
   if (verify !== 'etag' && verify !== 'download') throw new Error(`--s3-verify: expected etag or download, got ${JSON.stringify(verify)}`);
+  return { location, s3: s3OptionsFrom(values), compression, ageRecipients: ageRecipientsFrom(values), verify };
+}
+
+/** `--compression` (default zstd), for a bucket or an encrypted directory backup; throws naming the flag. */
+export function compressionFrom(values: Values): Compression {
+  const compression = text(values, 'compression') ?? 'zstd';
+  if (compression !== 'zstd' && compression !== 'gzip' && compression !== 'none') throw new Error(`--compression: expected zstd, gzip or none, got ${JSON.stringify(compression)}`);
+  return compression;
+}
+
+/** The `--age-recipient` values (none: not encrypted), checked for shape; throws naming the flag. */
+export function ageRecipientsFrom(values: Values): readonly string[] {
   const ageRecipients = (values['age-recipient'] as readonly string[] | undefined) ?? [];
   for (const r of ageRecipients) {
     // The key itself is checked by age-encryption when the run starts; a secret key here is a dangerous mix-up.
     if (r.startsWith('AGE-SECRET-KEY-')) throw new Error('--age-recipient: that is an age identity (secret key), not a recipient: pass its public key (age1…), keep the identity off the cluster');
     if (!r.startsWith('age1')) throw new Error(`--age-recipient: expected an age recipient (age1…), got ${JSON.stringify(r.slice(0, 12))}…`);
   }
-  return { location, s3: s3OptionsFrom(values), compression, ageRecipients, verify };
+  return ageRecipients;
 }

@@ -12,7 +12,6 @@
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import type { Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { BackupSource } from '../backup-args.ts';
@@ -23,10 +22,10 @@ import { EndpointError, readEtcdTls, streamSnapshot, type EtcdTls } from '../etc
 import type { Progress } from '../progress.ts';
 import { SnapshotInvalidError, verifySnapshot } from '../snapshot-verify.ts';
 import { archiveDirectory, UNREADABLE_LIMIT } from '../volume-archive.ts';
-import { FileFollower } from './file-follower.ts';
+import { FileFollower } from '../pipeline/file-follower.ts';
 import type { MultipartUpload, SentObject } from './s3-multipart.ts';
-import { tarChecker } from './tar-check.ts';
-import { sendThrough, type PipelineSettings } from './upload-pipeline.ts';
+import { tarChecker } from '../pipeline/tar-check.ts';
+import { sendThrough, type PipelineSettings } from '../pipeline/encode-pipeline.ts';
 
 /** What a producer needs from the run. */
 export interface UploadProducerDeps {
@@ -137,9 +136,8 @@ export async function uploadArchive(source: Extract<BackupSource, { kind: 'pvc' 
     throw new BackupFailedError(describeIoError(`source directory ${source.sourceDir}`, err), { cause: err });
   }
   const upload = await deps.startUpload();
-  // The archiver's only output is gzip: at level 0 (stored blocks, no compression work) it is undone
-  // at once, so the tar check sees plain tar and the object gets the compression the run chose.
-  const archive = archiveDirectory({ sourceDir: source.sourceDir, logger: deps.logger, onBytes: counter(deps), gzipLevel: 0 });
+  // Plain tar: the tar check reads it as it is, and the pipeline applies the compression the run chose.
+  const archive = archiveDirectory({ sourceDir: source.sourceDir, logger: deps.logger, onBytes: counter(deps), output: 'tar' });
   const check = tarChecker();
   try {
     const signal = deps.signal;
@@ -150,7 +148,7 @@ export async function uploadArchive(source: Extract<BackupSource, { kind: 'pvc' 
       }
     }
     try {
-      await sendThrough(Readable.from(untilAborted(), { objectMode: false }), [createGunzip(), check.stream], deps.settings, upload, deps.onBytesCopied);
+      await sendThrough(Readable.from(untilAborted(), { objectMode: false }), [check.stream], deps.settings, upload, deps.onBytesCopied);
     } catch (err) {
       await archive.result.catch(() => undefined);
       // File-system errors are the volume's; anything else (an S3 answer, the network) the caller words.
@@ -163,7 +161,9 @@ export async function uploadArchive(source: Extract<BackupSource, { kind: 'pvc' 
           "Hint: the files belong to another user; set spec.podSecurityContext (runAsUser/runAsGroup/fsGroup/supplementalGroups) to the data owner's IDs.",
       );
     }
-    const entries = await check.entries();
+    const { entries, metadataSha256 } = await check.report();
+    // The headers must decode to exactly the metadata read from the volume (tar-header.ts metadataLine).
+    if (metadataSha256 !== result.metadataSha256) throw new BackupFailedError('volume archive: its headers decode to other metadata (names, modes, owners, mtimes, sizes, links or sparse maps) than was read from the volume');
     const sent = await upload.finish();
     const details = { source: 'pvc', entries, files: result.files, directories: result.directories, symlinks: result.symlinks, contentBytes: result.bytes, vanished: result.vanished.length, changed: result.changed.length, skipped: result.skipped.length };
     const incomplete = result.changed.length > 0 ? `${result.changed.length} file(s) changed while read (${result.changed.slice(0, 10).join(', ')})` : undefined;

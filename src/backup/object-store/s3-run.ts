@@ -20,7 +20,7 @@ import { megabytesPerSecond, Progress } from '../progress.ts';
 import { planRetention } from '../retention.ts';
 import type { RunDependencies } from '../run-backup.ts';
 import { formatSidecar } from '../sidecar.ts';
-import { newAgeHeader } from './age-stream.ts';
+import { newAgeHeader } from '../pipeline/age-stream.ts';
 import { objectBackupName, OBJECT_SIDECAR_SUFFIX } from './object-names.ts';
 import { abortStaleUploads, deleteKeys, listBackupObjects } from './s3-bucket.ts';
 import { createS3Client } from './s3-client.ts';
@@ -136,7 +136,8 @@ export async function runObjectStoreBackup(command: UploadCommand, deps: RunDepe
     let pruned: string[];
     try {
       const objects = await listBackupObjects(s3, location, command.schedule, signal);
-      const candidates = objects.map((o) => ({ name: o.key, time: o.time, ...(o.sidecar ? { companions: [o.key + OBJECT_SIDECAR_SUFFIX] } : { problem: 'no .sha256 sidecar (its run did not finish)' }) }));
+      // An incomplete archive is not a backup: counted, torn archives would push complete ones out.
+      const candidates = objects.filter((o) => !o.incomplete).map((o) => ({ name: o.key, time: o.time, ...(o.sidecar ? { companions: [o.key + OBJECT_SIDECAR_SUFFIX] } : { problem: 'no .sha256 sidecar (its run did not finish)' }) }));
       const plan = planRetention({ candidates, policy: command.retention, justWritten: { name: key, time: startedAt }, now: clock.now() });
       for (const ignored of plan.ignored) logger.warn(ignored, 'retention: not counted, not deleted');
       await deleteKeys(s3, location.bucket, plan.delete, signal);

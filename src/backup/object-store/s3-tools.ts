@@ -8,7 +8,7 @@
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { readFile, rename, rm, mkdtemp } from 'node:fs/promises';
+import { rename, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, basename } from 'node:path';
 import { Readable, Transform, Writable, type TransformCallback } from 'node:stream';
@@ -16,13 +16,16 @@ import { pipeline } from 'node:stream/promises';
 import type { BackupKind } from '../backup-names.ts';
 import { parseSidecar } from '../sidecar.ts';
 import { verifySnapshot } from '../snapshot-verify.ts';
-import { ageDecryptStream } from './age-stream.ts';
-import { decompressor } from './compression.ts';
+import { ageDecryptStream } from '../pipeline/age-stream.ts';
+import { readIdentities } from '../pipeline/age-identity.ts';
+
+export { readIdentities } from '../pipeline/age-identity.ts';
+import { decompressor } from '../pipeline/compression.ts';
 import { OBJECT_SIDECAR_SUFFIX, parseObjectBackupName } from './object-names.ts';
 import { listBackupObjects } from './s3-bucket.ts';
 import { describeS3Error } from './s3-errors.ts';
 import { keyOf, parseS3ObjectUrl, parseS3Url, type S3Location } from './s3-location.ts';
-import { tarChecker } from './tar-check.ts';
+import { tarChecker } from '../pipeline/tar-check.ts';
 
 /** Result of {@link verifyObject} and {@link fetchObject}. */
 export interface ObjectVerification {
@@ -38,19 +41,6 @@ export interface ObjectVerification {
   readonly revision?: number;
   readonly totalKeys?: number;
   readonly entries?: number;
-}
-
-/** Reads an age identity file (`AGE-SECRET-KEY-1…` lines; `#` comments as `age-keygen` writes them). */
-export async function readIdentities(file: string): Promise<string[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new Error(`--identity: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
-  }
-  const keys = text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('AGE-SECRET-KEY-'));
-  if (keys.length === 0) throw new Error(`--identity: ${file} holds no age identity (AGE-SECRET-KEY-1… line)`);
-  return keys;
 }
 
 /** A pass-through that hashes what flows through it. */

@@ -24,6 +24,8 @@ const TAG = 16;
 const NONCE = 16;
 /** The first line of every binary age file. */
 const MAGIC = 'age-encryption.org/v1\n';
+/** The first line of every binary age file, as bytes. */
+export const AGE_MAGIC: Buffer = Buffer.from(MAGIC);
 /** A header larger than this is refused (a few hundred bytes per recipient). */
 const MAX_HEADER = 1 << 20;
 

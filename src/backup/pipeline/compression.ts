@@ -1,12 +1,17 @@
 /**
- * The compression stage of the object pipeline, Node's own zlib (no dependency): zstd (Node ≥ 22.15 /
+ * The compression stage of the backup pipeline (bucket, and an encrypted directory backup), Node's own zlib (no dependency): zstd (Node ≥ 22.15 /
  * 23.8, `zlib.createZstdCompress`) by default, gzip, or none. docs/object-storage.md has the
  * measurements behind the default: on etcd data zstd level 3 compresses about as well as gzip -6 at
  * several times its speed, fast enough not to slow an upload down.
  */
 import { Transform, PassThrough } from 'node:stream';
 import { constants, createGunzip, createGzip, createZstdCompress, createZstdDecompress } from 'node:zlib';
-import type { Compression } from './object-names.ts';
+
+/** Compression stage of the pipeline. */
+export type Compression = 'zstd' | 'gzip' | 'none';
+
+/** The suffix each compression adds (none: no suffix). */
+export const COMPRESSION_SUFFIX: Readonly<Record<Compression, string>> = { zstd: '.zst', gzip: '.gz', none: '' };
 
 /** zstd level of the runner (zstd's own default). */
 export const ZSTD_LEVEL = 3;
