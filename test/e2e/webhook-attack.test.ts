@@ -9,29 +9,13 @@
  * The peak RSS is the kernel's high-water mark (`VmHWM`), read before the process is stopped.
  */
 import { request } from 'node:https';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isQuantity, parseQuantity } from '../../src/api/quantity.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { WEBHOOK_SECRET_NAME, WEBHOOK_SERVICE_NAME } from '../../src/manifests/index.ts';
-import { buildBundle, clientFor, ControllerProcess, CONTROLLER_SA, distDocuments, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
+import { buildBundle, clientFor, ControllerProcess, CONTROLLER_SA, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
 import { api, readyOf, scheduleManifest } from './scenarios.ts';
+import { memoryLimitBytes, peakRssBytes } from './process-memory.ts';
 import { attackReview, storedSchedulesReview } from './webhook-reviews.ts';
-
-/** The controller container's memory limit from dist/ (the Deployment), in bytes. */
-function memoryLimitBytes(): number {
-  const deployment = distDocuments().find((d) => d.kind === 'Deployment') as { spec: { template: { spec: { containers: { resources?: { limits?: { memory?: string } } }[] } } } } | undefined;
-  const quantity = parseQuantity(deployment?.spec.template.spec.containers[0]?.resources?.limits?.memory ?? '');
-  if (quantity === undefined || !isQuantity(quantity)) throw new Error('dist/ Deployment has no memory limit on its first container');
-  return Number(quantity.mantissa) * 10 ** quantity.exponent;
-}
-
-/** The peak resident set size of a process so far, in bytes (`VmHWM`). */
-function peakRssBytes(pid: number): number {
-  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status`);
-  return Number(match[1]) * 1024;
-}
 
 const LIMIT = memoryLimitBytes();
 /** The margin the peak must keep under the limit: a fifth of it. */
