@@ -9,7 +9,11 @@
 export interface BudgetLease {
   /** Bytes held. */
   readonly bytes: number;
-  /** Takes `bytes` more when the budget has them; false (nothing taken) otherwise. */
+  /**
+   * Takes `bytes` more when the budget has them; false (nothing taken) otherwise. A `bytes` that is not a
+   * non-negative integer is a RangeError: NaN would pass every comparison and leave the budget refusing
+   * nothing from then on.
+   */
   tryTake(bytes: number): boolean;
   /** Gives back everything held; later calls do nothing. */
   release(): void;
@@ -40,7 +44,8 @@ export class ByteBudget {
     let held = 0;
     let released = false;
     const take = (bytes: number): boolean => {
-      if (released || bytes < 0 || this.#inUse + bytes > this.capacity) return false;
+      if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`byte budget: bytes to take must be a non-negative integer, got ${bytes}`);
+      if (released || this.#inUse + bytes > this.capacity) return false;
       this.#inUse += bytes;
       held += bytes;
       this.#peak = Math.max(this.#peak, this.#inUse);

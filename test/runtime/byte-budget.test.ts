@@ -26,6 +26,15 @@ describe('ByteBudget', () => {
     expect(budget.lease().tryTake(100)).toBe(true);
   });
 
+  it.each([Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])('refuses to take %j bytes, and holds what it held', (bytes) => {
+    const budget = new ByteBudget(100);
+    const lease = budget.lease();
+    lease.tryTake(10);
+    expect(() => lease.tryTake(bytes)).toThrow(`byte budget: bytes to take must be a non-negative integer, got ${bytes}`);
+    expect([budget.inUse, lease.bytes]).toEqual([10, 10]);
+    expect(lease.tryTake(91)).toBe(false);
+  });
+
   it.each([0, -1, 1.5, Number.NaN])('refuses a capacity of %j', (capacity) => {
     expect(() => new ByteBudget(capacity)).toThrow(`byte budget: capacity must be a positive integer, got ${capacity}`);
   });
