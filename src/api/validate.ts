@@ -4,7 +4,7 @@ import { validateSchema } from '../../imports/backupschedule-validator.js';
 import { validateSchema as validateRestoreSchema } from '../../imports/restore-validator.js';
 import { CEL_RULES, CEL_RULES_V1, type CelRule } from './cel-rules.ts';
 import { RESTORE_CEL_RULES, RESTORE_TRANSITION_RULES } from './restore-cel-rules.ts';
-import { RESTORE_KIND } from './restore-schema.ts';
+import { BACKUP_NAME_PATTERN, RESTORE_KIND } from './restore-schema.ts';
 import type { AnyBackupSchedule, v1 } from './index.ts';
 import { DESTINATION_ANNOTATION, ENCRYPTION_ANNOTATION, GROUP_VERSION, GROUP_VERSION_V1, KIND, RETENTION_ANNOTATION } from './constants.ts';
 import { cronScheduleError } from './cron-schedule.ts';
@@ -75,6 +75,8 @@ function patternProblem(pattern: string, value: unknown): string | undefined {
       return value.startsWith('AGE-SECRET-KEY-') ? (ageRecipientProblem(value) ?? 'is an age identity') : 'must be an age X25519 recipient: "age1" and 58 bech32 characters, as age-keygen prints it ("Public key: age1…")';
     case S3_ENDPOINT_PATTERN:
       return `must be an http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port and no path, e.g. "https://minio.storage:9000", got ${JSON.stringify(value)}`;
+    case BACKUP_NAME_PATTERN:
+      return `must be latest or a backup's file or object name, <schedule>-<yyyymmddThhmmssZ>.<db|tar.gz> (an object: .db or .tar, then .zst or .gz, then .age), e.g. "nightly-20261130T020007Z.tar.gz", got ${JSON.stringify(value)}`;
     case ENDPOINT_PATTERN:
       return `must be one http:// or https:// URL of a single host (DNS name, IPv4 or [IPv6]) with an optional port, e.g. "https://etcd-0.etcd:2379", got ${JSON.stringify(value)}`;
     default:

@@ -4,7 +4,8 @@
  * one with a misspelt kind), the errors of each in file order, then where rules were left unchecked.
  */
 import { API_GROUP, KIND, PLURAL, SERVED_GROUP_VERSIONS, SHORT_NAMES, SINGULAR } from '../api/constants.ts';
-import { uncheckedRules, validateAnyVersion, type FieldError } from '../api/validate.ts';
+import { RESTORE_KIND } from '../api/restore-schema.ts';
+import { uncheckedRules, validateAnyVersion, validateRestore, type FieldError } from '../api/validate.ts';
 import type { Manifest } from './inputs.ts';
 
 /** One error, where it is and what it says. */
@@ -28,6 +29,19 @@ export function isBackupSchedule(object: unknown): boolean {
   return typeof object === 'object' && object !== null && (object as { kind?: unknown }).kind === KIND;
 }
 
+/**
+ * Whether an object is meant as this operator's Restore: kind `Restore` in the `kubelings.dev` group.
+ * Unlike BackupSchedule's, the kind alone does not say it: other operators have a Restore (Velero's).
+ */
+export function isRestore(object: unknown): boolean {
+  if (typeof object !== 'object' || object === null) return false;
+  const { apiVersion, kind } = object as { apiVersion?: unknown; kind?: unknown };
+  return kind === RESTORE_KIND && typeof apiVersion === 'string' && apiVersion.split('/')[0] === API_GROUP;
+}
+
+/** The kinds of the `kubelings.dev` group. */
+const OUR_KINDS: readonly string[] = [KIND, RESTORE_KIND];
+
 /** The names a BackupSchedule goes by, lower-cased: what a kind written from `kubectl get bks` may look like. */
 const OUR_NAMES = new Set([KIND.toLowerCase(), PLURAL, SINGULAR, ...SHORT_NAMES]);
 
@@ -41,11 +55,12 @@ const OUR_NAMES = new Set([KIND.toLowerCase(), PLURAL, SINGULAR, ...SHORT_NAMES]
 function misspeltKind(object: unknown): FieldError | undefined {
   if (typeof object !== 'object' || object === null) return undefined;
   const { apiVersion, kind } = object as { apiVersion?: unknown; kind?: unknown };
-  if (typeof kind !== 'string' || kind === KIND || (kind.endsWith('List') && Array.isArray((object as { items?: unknown }).items))) return undefined;
+  if (typeof kind !== 'string' || OUR_KINDS.includes(kind) || (kind.endsWith('List') && Array.isArray((object as { items?: unknown }).items))) return undefined;
   const inOurGroup = typeof apiVersion === 'string' && apiVersion.split('/')[0] === API_GROUP;
   if (!inOurGroup && !OUR_NAMES.has(kind.toLowerCase())) return undefined;
-  const where = inOurGroup ? `the ${API_GROUP} group has only ${KIND}` : 'kinds are case-sensitive and singular';
-  return { field: 'kind', message: `kind: ${JSON.stringify(kind)} is not a known kind (${where}); did you mean "${KIND}"?` };
+  const where = inOurGroup ? `the ${API_GROUP} group has only ${OUR_KINDS.join(' and ')}` : 'kinds are case-sensitive and singular';
+  const meant = inOurGroup && kind.toLowerCase().startsWith('rest') ? RESTORE_KIND : KIND;
+  return { field: 'kind', message: `kind: ${JSON.stringify(kind)} is not a known kind (${where}); did you mean "${meant}"?` };
 }
 
 /**
@@ -57,6 +72,8 @@ function misspeltKind(object: unknown): FieldError | undefined {
  * errors from a guessed one would mislead.
  */
 function manifestProblems(object: unknown): FieldError[] {
+  // A Restore's group is known (isRestore); its only version is v1, which validateRestore checks.
+  if (isRestore(object)) return validateRestore(object);
   const apiVersion = (object as { apiVersion?: unknown }).apiVersion;
   const errors = validateAnyVersion(object);
   if (apiVersion === undefined) errors.unshift({ field: 'apiVersion', message: 'apiVersion: is required' });
@@ -75,20 +92,21 @@ export function objectName(manifest: Manifest): string | undefined {
 }
 
 /**
- * The errors of one manifest as the CLI reports them: none for an object that is not a BackupSchedule;
- * the misspelt-kind error; or the BackupSchedule's errors in file order, followed (when the schema failed
- * under a node with cross-field rules) by one line saying which nodes' rules were not checked, so
- * "fix these and you are done" is never implied when more may follow.
+ * The errors of one manifest as the CLI reports them: none for an object that is not a BackupSchedule
+ * or Restore; the misspelt-kind error; or the object's errors in file order, a BackupSchedule's followed
+ * (when the schema failed under a node with cross-field rules) by one line saying which nodes' rules were
+ * not checked, so "fix these and you are done" is never implied when more may follow.
  */
 export function checkManifest(manifest: Manifest): ManifestError[] {
   const object = objectName(manifest);
   const at = (error: FieldError): ManifestError => ({ file: manifest.file, line: manifest.lineOf(error.field), ...(object === undefined ? {} : { object }), field: error.field, message: error.message });
   const kind = misspeltKind(manifest.object);
   if (kind !== undefined) return [at(kind)];
-  if (!isBackupSchedule(manifest.object)) return [];
+  if (!isBackupSchedule(manifest.object) && !isRestore(manifest.object)) return [];
   const problems = manifestProblems(manifest.object);
   if (problems.length === 0) return [];
   const errors = problems.map(at).sort((a, b) => a.line - b.line);
+  if (isRestore(manifest.object)) return errors;
   const served = (SERVED_GROUP_VERSIONS as readonly unknown[]).includes((manifest.object as { apiVersion?: unknown }).apiVersion);
   const [first, ...others] = served ? uncheckedRules(manifest.object).sort((a, b) => a.length - b.length) : [];
   // One line, as kube-apiserver's one error, at the outermost node whose rules were skipped.

@@ -1,4 +1,4 @@
-import { checkManifest, formatError, isBackupSchedule, type ManifestError } from './check-manifest.ts';
+import { checkManifest, formatError, isBackupSchedule, isRestore, type ManifestError } from './check-manifest.ts';
 import type { SkippedPath } from './expand-paths.ts';
 import { readInputs } from './inputs.ts';
 import { MAX_INPUT_BYTES } from './read-text.ts';
@@ -7,12 +7,13 @@ import { EXIT_INVALID, EXIT_OK, outputFormat, parseCommandLine, UsageError, type
 /** `backupschedule validate --help`. */
 export const VALIDATE_USAGE = `Usage: backupschedule validate [--output text|json] <file|dir|->...
 
-Checks every BackupSchedule in the given YAML/JSON files (multi-document; folders are read
+Checks every BackupSchedule and Restore in the given YAML/JSON files (multi-document; folders are read
 recursively for .yaml, .yml and .json; - reads standard input) offline, as the API server and the
 controller would: the schema (types, bounds, patterns, unknown fields), the CEL rules, the cron
 syntax and the time zone. Each is checked in the version its apiVersion names (kubelings.dev/v1alpha1
-or kubelings.dev/v1; both may appear in one file). Objects of other kinds are skipped and counted;
-a misspelt kind in the kubelings.dev group (BackupSchedul, backupschedule) is an error.
+or kubelings.dev/v1; both may appear in one file); a Restore (kubelings.dev/v1) by its schema and CEL
+rules. Objects of other kinds are skipped and counted; a misspelt kind in the kubelings.dev group
+(BackupSchedul, backupschedule) is an error.
 
 Input is read as kubectl reads it: YAML 1.1 (yes/no/on/off are booleans, 010 is octal 8, << merges),
 at most ${MAX_INPUT_BYTES / 1024 / 1024} MiB per file, UTF-8 text only; symbolic links to folders are not followed.
@@ -23,8 +24,8 @@ Options:
   -h, --help              show this help
 
 Exit status:
-  0  every BackupSchedule is valid
-  1  an error: an invalid BackupSchedule, a misspelt kind, or an input that cannot be read, is too
+  0  every BackupSchedule and Restore is valid
+  1  an error: an invalid BackupSchedule or Restore, a misspelt kind, or an input that cannot be read, is too
      large, is not text or not YAML
   2  bad command line (unknown flag, missing argument, no such file or folder)
 `;
@@ -37,17 +38,19 @@ export interface ValidateReport {
   readonly valid: boolean;
   readonly files: number;
   readonly backupSchedules: number;
+  readonly restores: number;
   readonly skipped: number;
   /** Paths under the folders given that were not read, and why (a symbolic link to a folder). */
   readonly skippedPaths: SkippedPath[];
   readonly errors: ValidateError[];
 }
 
-/** Validates the BackupSchedules of `paths`; the report lists every error with its file and line. */
+/** Validates the BackupSchedules and Restores of `paths`; the report lists every error with its file and line. */
 export function validateInputs(paths: readonly string[], io: CliIo): ValidateReport {
   const errors: ValidateError[] = [];
   const skippedPaths: SkippedPath[] = [];
   let backupSchedules = 0;
+  let restores = 0;
   let skipped = 0;
   const files = readInputs(paths, io.stdin, {
     problem: (p) => errors.push({ file: p.file, line: p.line, message: p.message }),
@@ -55,11 +58,12 @@ export function validateInputs(paths: readonly string[], io: CliIo): ValidateRep
     manifest: (manifest) => {
       const found = checkManifest(manifest);
       if (isBackupSchedule(manifest.object)) backupSchedules++;
+      else if (isRestore(manifest.object)) restores++;
       else if (found.length === 0) skipped++;
       errors.push(...found);
     },
   });
-  return { valid: errors.length === 0, files, backupSchedules, skipped, skippedPaths, errors };
+  return { valid: errors.length === 0, files, backupSchedules, restores, skipped, skippedPaths, errors };
 }
 
 /** `backupschedule validate …`; returns the exit code. */
@@ -77,7 +81,7 @@ export function validateCommand(args: readonly string[], io: CliIo): number {
   } else {
     for (const error of report.errors) io.stdout(`${formatError(error)}\n`);
     for (const { path, reason } of report.skippedPaths) io.stderr(`skipped ${path}: ${reason}\n`);
-    const summary = `${report.backupSchedules} BackupSchedule(s) in ${report.files} file(s), ${report.skipped} other object(s) skipped: `;
+    const summary = `${report.backupSchedules} BackupSchedule(s)${report.restores === 0 ? '' : `, ${report.restores} Restore(s)`} in ${report.files} file(s), ${report.skipped} other object(s) skipped: `;
     io.stderr(`${summary}${report.valid ? 'all valid' : `${report.errors.length} error(s)`}\n`);
   }
   return report.valid ? EXIT_OK : EXIT_INVALID;

@@ -1,5 +1,7 @@
+import type { Restore } from '../../imports/restore.ts';
 import type { AnyBackupSchedule } from '../api/index.ts';
 import { buildCronJob, type BuildOptions, type CronJob } from './cron-job.ts';
+import { buildRestoreJob, type Job, type ResolvedSource } from './restore-job.ts';
 
 /**
  * What previewCronJob puts in the ownerReference's `uid`: the real one exists only once the API server
@@ -31,4 +33,17 @@ export function previewCronJob(schedule: AnyBackupSchedule, options: PreviewOpti
     { ...schedule, metadata: { ...metadata, namespace: metadata.namespace ?? namespace, uid: metadata.uid ?? PREVIEW_UID } },
     build,
   );
+}
+
+/**
+ * The Job the controller creates for `restore`, through buildRestoreJob, before the Restore exists:
+ * the namespace and uid filled in as {@link previewCronJob} does. `resolved` is the destination of the
+ * BackupSchedule spec.from.backupScheduleName names (none when spec.from names its own source).
+ *
+ * @throws Error naming every invalid field (validateRestore), as buildRestoreJob does.
+ */
+export function previewRestoreJob(restore: Restore, resolved: ResolvedSource | undefined, options: PreviewOptions = {}): Job {
+  const metadata = restore.metadata ?? {};
+  const { namespace = 'default', image } = options;
+  return buildRestoreJob({ ...restore, metadata: { ...metadata, namespace: metadata.namespace ?? namespace, uid: metadata.uid ?? PREVIEW_UID } }, resolved, image === undefined ? {} : { image });
 }

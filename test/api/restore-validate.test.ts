@@ -30,7 +30,7 @@ describe('validateRestore', () => {
   it.each([
     ['no source', { from: {} }, 'spec.from: exactly one of backupScheduleName, persistentVolumeClaim, objectStore must be set'],
     ['two sources', { from: { backupScheduleName: 'a', persistentVolumeClaim: { claimName: 'b' } } }, 'spec.from: exactly one of backupScheduleName, persistentVolumeClaim, objectStore must be set'],
-    ['a bad backup name', { backup: '../etc/passwd' }, 'spec.backup: must match pattern'],
+    ['a bad backup name', { backup: '../etc/passwd' }, 'spec.backup: must be latest or a backup\'s file or object name'],
     ['a target path with ..', { target: { persistentVolumeClaim: { claimName: 'x', path: 'a/../..' } } }, 'spec.target.persistentVolumeClaim.path: path must not contain ".." segments'],
     ['a plain http endpoint', { from: { objectStore: { bucket: 'bkt', credentialsSecretName: 's', endpoint: 'http://minio:9000' } } }, 'spec.from.objectStore.endpoint: endpoint must use https:// unless allowHttp is true'],
     ['root', { podSecurityContext: { runAsUser: 0 } }, 'spec.podSecurityContext.runAsUser: must be >= 1'],

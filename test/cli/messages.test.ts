@@ -15,9 +15,9 @@ const UNCHECKED = 'some validation rules were not checked because the object was
 
 describe('backupschedule validate messages', () => {
   it.each([
-    ['kubelings.dev/v1', 'BackupSchedul', 'the kubelings.dev group has only BackupSchedule'],
-    ['kubelings.dev/v1alpha1', 'backupschedule', 'the kubelings.dev group has only BackupSchedule'],
-    ['kubelings.dev/v1', 'Backupschedules', 'the kubelings.dev group has only BackupSchedule'],
+    ['kubelings.dev/v1', 'BackupSchedul', 'the kubelings.dev group has only BackupSchedule and Restore'],
+    ['kubelings.dev/v1alpha1', 'backupschedule', 'the kubelings.dev group has only BackupSchedule and Restore'],
+    ['kubelings.dev/v1', 'Backupschedules', 'the kubelings.dev group has only BackupSchedule and Restore'],
     ['backup.example.com/v1', 'backupschedule', 'kinds are case-sensitive and singular'],
   ])('reports apiVersion %s kind %s instead of skipping it', (apiVersion, kind, why) => {
     const run = cli(['validate', '-'], stringify({ ...validSchedule(), apiVersion, kind }));

@@ -62,7 +62,7 @@ describe('golden Jobs of buildRestoreJob', () => {
     expect(() => buildRestoreJob(restore)).toThrow(/spec\.from\.backupScheduleName nightly needs its destination resolved/);
     const [, explicit] = cases[1]!;
     expect(() => buildRestoreJob(explicit.restore, { persistentVolumeClaim: { claimName: 'x' } })).toThrow(/only for spec\.from\.backupScheduleName/);
-    expect(() => buildRestoreJob({ ...restore, spec: { ...restore.spec, backup: '../x' } }, resolved)).toThrow(/spec\.backup: must match pattern/);
+    expect(() => buildRestoreJob({ ...restore, spec: { ...restore.spec, backup: '../x' } }, resolved)).toThrow(/spec\.backup: must be latest or a backup's file or object name/);
     expect(() => buildRestoreJob({ ...restore, metadata: { name: 'x', namespace: 'y' } }, resolved)).toThrow(/metadata\.uid is required/);
   });
 
