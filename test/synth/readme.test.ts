@@ -34,14 +34,15 @@ describe('README.md', () => {
         .map((file) => parse(readFileSync(new URL(file, inputs), 'utf8')) as AnyBackupSchedule)
         .flatMap((input) => buildCronJob(input).spec?.jobTemplate.spec?.template.spec?.containers[0]?.args ?? [])
         .filter((arg) => arg.startsWith('--'))
-        .map((arg) => arg.split('=')[0] ?? arg),
+        // `--flag=` for a flag with a value, the bare flag for a boolean one (`--s3-force-path-style`).
+        .map((arg) => (arg.includes('=') ? `${arg.split('=')[0]}=` : arg)),
     );
-    expect([...flags]).toEqual(expect.arrayContaining(['--keep-last', '--keep-daily', '--keep-weekly', '--keep-monthly']));
+    expect([...flags]).toEqual(expect.arrayContaining(['--keep-last=', '--keep-daily=', '--keep-weekly=', '--keep-monthly=', '--s3-force-path-style']));
     const contract = README.slice(README.indexOf('### Backup container contract'), README.indexOf('### The backup runner'));
     const header = readFileSync(new URL('../../src/pure/backup-contract.ts', import.meta.url), 'utf8').split('*/')[0] ?? '';
     for (const flag of flags) {
-      expect(contract, `README contract lacks ${flag}`).toContain(`${flag}=`);
-      expect(header, `backup-contract.ts header lacks ${flag}`).toContain(`${flag}=`);
+      expect(contract, `README contract lacks ${flag}`).toContain(flag);
+      expect(header, `backup-contract.ts header lacks ${flag}`).toContain(flag);
     }
   });
 
