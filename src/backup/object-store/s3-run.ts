@@ -7,8 +7,8 @@
  * this run completed, so the bucket holds only complete, checked backups (each with its sidecar).
  *
  * Exit codes as for a directory (src/backup/run-backup.ts): 0 uploaded, checked and pruned; 1 failed;
- * 3 a volume archive whose files changed while read (not uploaded: an object's key is fixed when its
- * upload starts); 4 uploaded and checked, pruning failed.
+ * 3 a volume archive whose files changed while read, kept as `….incomplete.tar…` (s3-incomplete.ts),
+ * not counted, older backups not pruned; 4 uploaded and checked, pruning failed.
  */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
@@ -28,6 +28,7 @@ import { describeS3Error, isAbort } from './s3-errors.ts';
 import { keyOf, urlOf } from './s3-location.ts';
 import { MultipartUpload, type SentObject } from './s3-multipart.ts';
 import { abortQuietly, uploadArchive, uploadSnapshot, type UploadedBackup } from './s3-produce.ts';
+import { keepIncomplete, pruneOlderIncomplete } from './s3-incomplete.ts';
 
 type UploadCommand = Extract<BackupCommand, { kind: 'upload' }>;
 
@@ -76,7 +77,8 @@ export async function runObjectStoreBackup(command: UploadCommand, deps: RunDepe
   const progress = new Progress({ logger, clock, what: command.source.kind === 'etcd' ? 'etcd snapshot' : 'volume archive', ...(deps.progressIntervalMs === undefined ? {} : { intervalMs: deps.progressIntervalMs }) });
   const sendOpts = signal ? { abortSignal: signal } : {};
   let client: S3Client | undefined;
-  let completedKey: string | undefined;
+  /** Objects this run created that are not (yet) a confirmed backup with its sidecar: deleted on failure. */
+  const unconfirmed = new Set<string>();
   let produced: UploadedBackup | undefined;
   let pending: MultipartUpload | undefined;
   try {
@@ -108,13 +110,6 @@ export async function runObjectStoreBackup(command: UploadCommand, deps: RunDepe
     produced = await step('upload', () => (command.source.kind === 'etcd' ? uploadSnapshot(command.source, producerDeps) : uploadArchive(command.source, producerDeps)), context);
     const { upload, sent } = produced;
     pending = upload;
-    if (produced.incomplete) {
-      pending = undefined;
-      await abortQuietly(upload, logger, 'files changed while read');
-      progress.stop();
-      logger.error({ exitCode: EXIT_INCOMPLETE, ...produced.details }, `volume archive incomplete: ${produced.incomplete}; not uploaded (multipart upload aborted); older backups kept`);
-      return EXIT_INCOMPLETE;
-    }
     if (signal?.aborted) throw new BackupFailedError('aborted (the Pod is being stopped) before the upload was completed');
     await step('completing the multipart upload', async () => {
       try {
@@ -125,10 +120,25 @@ export async function runObjectStoreBackup(command: UploadCommand, deps: RunDepe
       }
     }, context);
     pending = undefined;
-    completedKey = key;
+    unconfirmed.add(key);
     const confirmed = await step('confirming the object', () => confirmObject(s3, command, key, sent, signal), context);
+    if (produced.incomplete) {
+      const incompleteName = objectBackupName(command.schedule, startedAt, kind, target.compression, age !== undefined, true);
+      const kept = await step('keeping the incomplete archive', () => keepIncomplete({ client: s3, location, schedule: command.schedule, from: key, name: incompleteName, sent, verify: target.verify, onCopied: (k) => unconfirmed.add(k), onKept: (k) => unconfirmed.delete(k), ...(signal ? { signal } : {}) }), context);
+      unconfirmed.clear();
+      progress.stop();
+      let removedIncomplete: string[] = [];
+      try {
+        removedIncomplete = await pruneOlderIncomplete(s3, location, command.schedule, kept, signal);
+      } catch (err) {
+        logger.error({ err: describeS3Error('deleting older incomplete archives', err, context) }, 'could not delete older incomplete archives');
+      }
+      const message = `backup uploaded and checked but incomplete: ${produced.incomplete}; kept as ${urlOf(location, incompleteName)}, not counted by retention; older backups kept`;
+      logger.error({ object: urlOf(location, incompleteName), size: sent.size, plainSize: produced.plainSize, sha256: sent.sha256, ...confirmed, removedIncomplete, exitCode: EXIT_INCOMPLETE, ...produced.details }, message);
+      return EXIT_INCOMPLETE;
+    }
     await step('writing the sidecar', () => s3.send(new PutObjectCommand({ Bucket: location.bucket, Key: key + OBJECT_SIDECAR_SUFFIX, Body: formatSidecar(sent.sha256, name), ContentType: 'text/plain' }), sendOpts), context);
-    completedKey = undefined;
+    unconfirmed.clear();
     progress.stop();
     const elapsedMs = clock.now() - startedAt;
     const usage = process.resourceUsage();
@@ -153,10 +163,9 @@ export async function runObjectStoreBackup(command: UploadCommand, deps: RunDepe
   } catch (err) {
     progress.stop();
     if (pending) await abortQuietly(pending, logger, 'the run failed');
-    if (completedKey !== undefined && client) {
+    for (const key of client ? unconfirmed : []) {
       // Completed but not confirmed or without its sidecar: not a backup; nothing may stay behind.
-      const key = completedKey;
-      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).then(
+      await client!.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }).then(
         () => logger.warn({ object: key }, 'deleted the object this run completed but could not confirm'),
         (e: unknown) => logger.error({ object: key, err: describeS3Error('delete', e, context) }, 'could not delete the object this run completed but could not confirm'),
       );
