@@ -418,6 +418,10 @@ export interface BackupScheduleStatus {
    */
   lastFailedTime?: string;
   /**
+   * When a backup was last due and not started in time (startingDeadlineSeconds, or 5 minutes without one, passed with no Job scheduled).
+   */
+  lastMissedTime?: string;
+  /**
    * The last finished backup Jobs, newest first (at most 5; kept after the CronJob's history limits delete the Jobs).
    *
    * @maxItems 5

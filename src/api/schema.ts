@@ -420,6 +420,11 @@ export const backupScheduleSchema: SchemaNode = {
           format: 'date-time',
           description: 'When a backup Job last failed.',
         },
+        lastMissedTime: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When a backup was last due and not started in time (startingDeadlineSeconds, or 5 minutes without one, passed with no Job scheduled).',
+        },
         recentRuns: {
           type: 'array',
           'x-kubernetes-list-type': 'atomic',

@@ -130,6 +130,7 @@ export function describeFailure(run: BackupRun): string {
 /** The previous status this module reads. */
 export interface RunsSubject {
   readonly recentRuns?: readonly BackupRun[];
+  readonly lastMissedTime?: string;
   readonly lastSuccessfulTime?: string;
   readonly lastFailedTime?: string;
   readonly conditions?: readonly Condition[];
@@ -140,6 +141,8 @@ export interface BackupOutcome {
   readonly recentRuns: BackupRun[];
   readonly lastSuccessfulTime: string | undefined;
   readonly lastFailedTime: string | undefined;
+  /** The due time of the newest run that was never started (src/pure/missed-runs.ts). */
+  readonly lastMissedTime: string | undefined;
   readonly condition: Condition;
   /** Runs in `recentRuns` the previous status did not list (what Events and counters report). */
   readonly newRuns: BackupRun[];
@@ -149,8 +152,9 @@ export interface BackupOutcome {
  * The outcome part of the status from the previous one, the child's cached Jobs and the CronJob's own
  * `lastSuccessfulTime` (absent on clusters before 1.21, and kept by the history, so taken as the
  * latest of the three). `now` stamps `lastTransitionTime` only when the condition's status changes.
+ * `missedDue` is the due time of a run missed now (src/pure/missed-runs.ts); `lastMissedTime` keeps the newest.
  */
-export function backupOutcome(previous: RunsSubject | undefined, jobs: readonly JobView[], cronJobLastSuccess: string | undefined, generation: number | undefined, now: string): BackupOutcome {
+export function backupOutcome(previous: RunsSubject | undefined, jobs: readonly JobView[], cronJobLastSuccess: string | undefined, generation: number | undefined, now: string, missedDue?: string): BackupOutcome {
   const stored = previous?.recentRuns ?? [];
   const recentRuns = mergeRuns(stored, jobs);
   const storedJobs = new Set(stored.map((r) => r.job));
@@ -175,7 +179,7 @@ export function backupOutcome(previous: RunsSubject | undefined, jobs: readonly 
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     lastTransitionTime: before && before.status === state.status ? before.lastTransitionTime : now,
   };
-  return { recentRuns, lastSuccessfulTime, lastFailedTime, condition, newRuns };
+  return { recentRuns, lastSuccessfulTime, lastFailedTime, lastMissedTime: later(previous?.lastMissedTime, missedDue), condition, newRuns };
 }
 
 /**

@@ -201,8 +201,9 @@ function readyCondition(
  * schedule) and the reconcile outcome. `now` (ms since the epoch) stamps `lastTransitionTime` only when
  * the `Ready` status changes; otherwise the previous time is kept, so the result is stable. With `jobs`
  * (the child's Jobs the controller has cached), the status also says how the backups went
- * (src/pure/backup-runs.ts: `recentRuns`, `lastSuccessfulTime`, `lastFailedTime`, `LastBackupSucceeded`);
- * without, those fields are left out.
+ * (src/pure/backup-runs.ts: `recentRuns`, `lastSuccessfulTime`, `lastFailedTime`, `LastBackupSucceeded`),
+ * and `missedDueMs`, a run due then and never started, goes into `lastMissedTime`; without `jobs`,
+ * those fields are left out.
  */
 export function computeStatus(
   schedule: StatusSubject,
@@ -210,6 +211,7 @@ export function computeStatus(
   outcome: StatusOutcome,
   now: number,
   jobs?: readonly JobView[],
+  missedDueMs?: number,
 ): ScheduleStatus {
   const ours = outcome.kind === 'ChildNameConflict' ? undefined : child;
   const fromChild = childStatus(ours);
@@ -223,7 +225,7 @@ export function computeStatus(
     lastTransitionTime: previous && previous.status === ready.status ? previous.lastTransitionTime : formatTime(now),
   };
   // The history outlives the child (kept from the stored status); only the child's own Jobs add to it.
-  const runs = jobs === undefined ? undefined : backupOutcome(schedule.status, ours ? jobs : [], fromChild.lastSuccessfulTime, generation, formatTime(now));
+  const runs = jobs === undefined ? undefined : backupOutcome(schedule.status, ours ? jobs : [], fromChild.lastSuccessfulTime, generation, formatTime(now), missedDueMs === undefined ? undefined : formatTime(missedDueMs));
   const stored = (schedule.status?.conditions ?? []).filter((c) => c.type !== READY && (runs === undefined || c.type !== LAST_BACKUP_SUCCEEDED));
   const others = runs ? [runs.condition, ...stored] : stored;
   const status: ScheduleStatus = {};
@@ -235,6 +237,7 @@ export function computeStatus(
   if (runs) {
     if (runs.lastSuccessfulTime) status.lastSuccessfulTime = runs.lastSuccessfulTime;
     if (runs.lastFailedTime) status.lastFailedTime = runs.lastFailedTime;
+    if (runs.lastMissedTime) status.lastMissedTime = runs.lastMissedTime;
     status.recentRuns = runs.recentRuns;
   }
   // Conditions other writers set are kept, as many as the schema's bound leaves beside Ready.

@@ -34,11 +34,11 @@ describe('cache transforms', () => {
     managedFields: [{ manager: 'kubectl' }], annotations: { 'example.com/blob': blob }, finalizers: ['f'],
   };
 
-  it('keeps of a BackupSchedule only what reconcile reads: no labels, annotations, managedFields, owners or finalizers', () => {
-    const s = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata: { ...metadata, labels: { team: 'a' }, ownerReferences: [ref({})] }, spec: { a: 1 }, status: { b: 2 } };
+  it('keeps of a BackupSchedule only what reconcile reads (creationTimestamp: no run was missed before it): no labels, annotations, managedFields, owners or finalizers', () => {
+    const s = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata: { ...metadata, creationTimestamp: '2026-11-29T00:00:00Z', labels: { team: 'a' }, ownerReferences: [ref({})] }, spec: { a: 1 }, status: { b: 2 } };
     expect(stripSchedule(structuredClone(s))).toEqual({
       apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule',
-      metadata: { name: 'x', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z' },
+      metadata: { name: 'x', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z', creationTimestamp: '2026-11-29T00:00:00Z' },
       spec: { a: 1 }, status: { b: 2 },
     });
   });

@@ -8,6 +8,7 @@ import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
+import type { JobView } from '../../src/pure/backup-runs.ts';
 import { asStored, schedule } from './fixtures.ts';
 
 /** A CronJob with an untyped spec, for edits in tests. */
@@ -28,7 +29,7 @@ export const desiredOf = (s: BackupScheduleObject) => buildCronJob(s, { image: I
  * A reconciler over mutable caches, with writes answered by `answers` (any other write fails the test)
  * and a status write that also updates the schedule cache, as the watch would.
  */
-export function harness(initial: { schedule: BackupScheduleObject; child?: KubeObject; uncachedChild?: KubeObject }, answers: { create?: Answer; update?: Answer }, options: { allowedImages?: string[]; allowedEndpoints?: string[] } = {}) {
+export function harness(initial: { schedule: BackupScheduleObject; child?: KubeObject; uncachedChild?: KubeObject }, answers: { create?: Answer; update?: Answer }, options: { allowedImages?: string[]; allowedEndpoints?: string[]; jobs?: (child: KubeObject) => readonly JobView[] } = {}) {
   const schedules = new Map([[KEY, initial.schedule]]);
   const cronJobs = new Map<string, KubeObject>(initial.child ? [[KEY, initial.child]] : []);
   /** The server's CronJob: the cached one, or `uncachedChild` (one outside the watch). */
@@ -65,6 +66,7 @@ export function harness(initial: { schedule: BackupScheduleObject; child?: KubeO
     serverVersion: () => SERVER_VERSION,
     ...(options.allowedImages ? { allowedImages: options.allowedImages } : {}),
     ...(options.allowedEndpoints ? { allowedEndpoints: options.allowedEndpoints } : {}),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
   });
   const ready = () => schedules.get(KEY)?.status?.conditions?.find((c) => c.type === 'Ready');
   const childWrites = () => calls.filter((c) => c.name !== 'updateScheduleStatus').length;

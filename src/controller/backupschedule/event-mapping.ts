@@ -59,7 +59,10 @@ function withTypeMeta(obj: KubeObject, metadata: ObjectMeta): KubeObject & Recor
  */
 export function stripSchedule<T extends KubeObject>(obj: T): T {
   const { spec, status } = obj as KubeObject & { spec?: unknown; status?: unknown };
-  const kept = withTypeMeta(obj, pickMetadata(obj.metadata));
+  const metadata = pickMetadata(obj.metadata);
+  // When nothing was due yet (src/pure/missed-runs.ts): a run due before the schedule existed is not missed.
+  if (typeof obj.metadata.creationTimestamp === 'string' && obj.metadata.creationTimestamp.length <= 64) metadata.creationTimestamp = obj.metadata.creationTimestamp;
+  const kept = withTypeMeta(obj, metadata);
   if (spec !== undefined) kept['spec'] = spec;
   if (status !== undefined) kept['status'] = status;
   return interner.internDeep(kept) as T;

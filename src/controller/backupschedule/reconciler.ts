@@ -55,6 +55,7 @@ import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed, suspendedCopy } from '../../pu
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../../pure/image-policy.ts';
 import { DEFAULT_BACKUP_IMAGE } from '../../pure/image.ts';
 import { withoutRunsBaseline, type JobView } from '../../pure/backup-runs.ts';
+import { missedDueMs, nextMissedCheckMs, type ScheduleTiming } from '../../pure/missed-runs.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../../pure/status.ts';
 import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../../kube/object.ts';
@@ -102,6 +103,16 @@ function falseSince(schedule: BackupScheduleObject, reason: string): number | un
 function notKept(stored: KubeObject | undefined, desired: KubeObject): string[] {
   // A response that is not an object (a fake, a proxy's empty body) says nothing about what was kept.
   return stored?.metadata ? cronJobDrift(stored, desired) : [];
+}
+
+/** What decides whether a run of `schedule` was missed: its spec, its creation, its child's last scheduled run. */
+function scheduleTiming(schedule: BackupScheduleObject, child: KubeObject | undefined): ScheduleTiming | undefined {
+  const createdMs = Date.parse(schedule.metadata.creationTimestamp ?? '');
+  if (!child || Number.isNaN(createdMs)) return undefined;
+  const lastSchedule = (child['status'] as { lastScheduleTime?: unknown } | undefined)?.lastScheduleTime;
+  const lastScheduleMs = typeof lastSchedule === 'string' ? Date.parse(lastSchedule) : Number.NaN;
+  const { schedule: cron, timeZone, suspend, startingDeadlineSeconds } = schedule.spec;
+  return { schedule: cron, timeZone, suspend, startingDeadlineSeconds, createdMs, ...(Number.isNaN(lastScheduleMs) ? {} : { lastScheduleMs }) };
 }
 
 /** Reconciles BackupSchedules into child CronJobs. */
@@ -236,11 +247,19 @@ export class BackupScheduleReconciler {
     return this.#inSync(key, schedule, child);
   }
 
-  /** Step 6: the child matches the desired one; the status says so. */
-  #inSync(key: string, schedule: BackupScheduleObject, child: KubeObject): Promise<Outcome> {
+  /**
+   * Step 6: the child matches the desired one; the status says so. With the Job cache, the schedule
+   * comes back once the next run's start grace has passed, so a run never started is reported even when
+   * nothing else happens (src/pure/missed-runs.ts).
+   */
+  async #inSync(key: string, schedule: BackupScheduleObject, child: KubeObject): Promise<Outcome> {
     const last = this.#lastWrites.get(key);
     if (last && childWriteExpired(last, this.#clock.now(), this.#damping)) this.#lastWrites.delete(key);
-    return this.#writeStatus(schedule, child, { kind: 'InSync' });
+    const written = await this.#writeStatus(schedule, child, { kind: 'InSync' });
+    const timing = this.#jobs ? scheduleTiming(schedule, child) : undefined;
+    const check = timing ? nextMissedCheckMs(timing, this.#clock.now()) : undefined;
+    if (check === undefined || written.result.requeue || written.result.requeueAfterMs !== undefined) return written;
+    return { ...written, result: { requeueAfterMs: Math.max(1_000, check - this.#clock.now()) } };
   }
 
   /** The facts child-write damping compares (src/pure/child-write-damping.ts), before a write. */
@@ -338,7 +357,10 @@ export class BackupScheduleReconciler {
     onChange?: (message: string) => void,
   ): Promise<Outcome> {
     const jobs = this.#jobs ? (child ? this.#jobs(child) : []) : undefined;
-    const status: ScheduleStatus = computeStatus(schedule, child, outcome, this.#clock.now(), jobs);
+    const now = this.#clock.now();
+    // A run due and never started, looked for only while the child is ours and in sync with the spec.
+    const timing = jobs && outcome.kind === 'InSync' ? scheduleTiming(schedule, child) : undefined;
+    const status: ScheduleStatus = computeStatus(schedule, child, outcome, now, jobs, timing ? missedDueMs(timing, now) : undefined);
     const key = objectKey(schedule.metadata);
     // An upgraded schedule is not rewritten only to say that no run was seen yet (withoutRunsBaseline).
     if (statusEqual(schedule.status, status) || statusEqual(schedule.status, withoutRunsBaseline(schedule.status, status))) {

@@ -1,7 +1,8 @@
 /**
  * The Events a status write announces about backup runs: a Warning `BackupFailed` for each failed run
  * the write adds to `status.recentRuns`, a Normal `BackupSucceeded` when `LastBackupSucceeded` turns
- * True after False (a recovery; a success after a success says nothing new). Derived from the stored
+ * True after False (a recovery; a success after a success says nothing new), a Warning `BackupMissed`
+ * when `lastMissedTime` moves (a run due and never started). Derived from the stored
  * and the written status, so an Event follows a run once, whatever resyncs and restarts happen.
  */
 import { describeFailure, LAST_BACKUP_SUCCEEDED, type BackupRun } from '../../pure/backup-runs.ts';
@@ -11,7 +12,7 @@ import type { EventType } from '../event-recorder.ts';
 /** One Event to record on the schedule. */
 export interface RunEvent {
   readonly type: EventType;
-  readonly reason: 'BackupFailed' | 'BackupSucceeded';
+  readonly reason: 'BackupFailed' | 'BackupSucceeded' | 'BackupMissed';
   readonly message: string;
 }
 
@@ -22,6 +23,13 @@ export interface RunEvent {
  * upgrade does not replay every old failure the Jobs still show.
  */
 export function runEvents(before: ScheduleStatus | undefined, after: ScheduleStatus): { readonly newRuns: BackupRun[]; readonly events: RunEvent[] } {
+  const runs = runsEvents(before, after);
+  if (after.lastMissedTime === undefined || after.lastMissedTime === before?.lastMissedTime) return runs;
+  const missed: RunEvent = { type: 'Warning', reason: 'BackupMissed', message: `the backup due at ${after.lastMissedTime} was not started in time (startingDeadlineSeconds, or 5 minutes without one, passed with no Job scheduled): is kube-controller-manager running, or the schedule suspended meanwhile?` };
+  return { newRuns: runs.newRuns, events: [...runs.events, missed] };
+}
+
+function runsEvents(before: ScheduleStatus | undefined, after: ScheduleStatus): { readonly newRuns: BackupRun[]; readonly events: RunEvent[] } {
   const known = new Set((before?.recentRuns ?? []).map((r) => r.job));
   const newRuns = (after.recentRuns ?? []).filter((r) => !known.has(r.job));
   if (before?.recentRuns === undefined) {
