@@ -1,9 +1,12 @@
 /**
  * The package's entry point (`import { BackupSchedule } from 'backupschedule-operator'`, or `require`):
- * what teams need to write BackupSchedules in their own cdk8s apps, in either served version, without
+ * what teams need to write BackupSchedules and Restores in their own cdk8s apps, in either served version, without
  * the operator's runtime. Every type it exports is declared in this package (no optional dependency).
  */
 export { BackupSchedule, type BackupScheduleProps, type BackupScheduleVersions } from './backup-schedule.ts';
+export { Restore, previewRestoreJob, type Job, type RestoreProps, type RestorePreviewOptions, type RestoreResolvedSource } from './restore.ts';
+export type { Restore as RestoreManifest, RestoreSpec, RestoreSource, RestoreTarget, RestoreTargetClaim, RestoreDecryption, RestoreStatus, RestoredBackup } from '../../imports/restore.ts';
+export { validateRestore } from '../api/validate.ts';
 export type {
   BackupSchedule as BackupScheduleManifest,
   BackupScheduleSpec,
