@@ -10,7 +10,6 @@ import { backupDirNames, skippedMessage } from './backup-dir.ts';
 import { parseBackupName, SIDECAR_SUFFIX, type BackupKind } from './backup-names.ts';
 import { parseSidecar } from './sidecar.ts';
 import { verifySnapshot } from './snapshot-verify.ts';
-import { checkEncryptedFile } from './encrypted-verify.ts';
 
 /** Result of {@link verifyBackupFile}. */
 export interface Verification {
@@ -63,7 +62,8 @@ export async function verifyBackupFile(path: string, identities?: readonly strin
   if (parsed?.encrypted) {
     let checked;
     try {
-      checked = await checkEncryptedFile(path, parsed, identities);
+      // Loaded only for encrypted files: age-encryption stays out of the runner's memory otherwise.
+      checked = await (await import('./encrypted-verify.ts')).checkEncryptedFile(path, parsed, identities);
     } catch (err) {
       return { file, kind, size, ok: false, sidecar, problem: (err as Error).message };
     }

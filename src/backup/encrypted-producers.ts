@@ -23,7 +23,7 @@ import { BackupFailedError, describeIoError } from './backup-errors.ts';
 import { tempFilePrefix } from './backup-names.ts';
 import { TempFile } from './durable-file.ts';
 import { EndpointError, readEtcdTls, streamSnapshot, type EtcdTls } from './etcd-snapshot.ts';
-import { AGE_MAGIC } from './pipeline/age-stream.ts';
+import { AGE_MAGIC } from './pipeline/age-format.ts';
 import { sendThrough, type EncodedSink, type PipelineSettings } from './pipeline/encode-pipeline.ts';
 import { FileFollower } from './pipeline/file-follower.ts';
 import { tarChecker } from './pipeline/tar-check.ts';

@@ -28,7 +28,7 @@ import { lstat, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readMeta } from './bbolt-format.ts';
 import { parseBackupName, SIDECAR_SUFFIX, type BackupKind } from './backup-names.ts';
-import { AGE_CHUNK, AGE_MAGIC } from './pipeline/age-stream.ts';
+import { AGE_CHUNK, AGE_MAGIC, AGE_NONCE, AGE_TAG } from './pipeline/age-format.ts';
 import { directoryCandidates, type RetentionCandidate } from './retention.ts';
 import { parseSidecar } from './sidecar.ts';
 import { SNAPSHOT_TRAILER_SIZE } from './snapshot-verify.ts';
@@ -58,8 +58,6 @@ async function readAt(path: string, length: number, position: number): Promise<B
 
 /** Bytes searched for the end of an age header (a few hundred bytes per recipient). */
 const AGE_HEAD = 65_536;
-const AGE_NONCE = 16;
-const AGE_TAG = 16;
 
 async function encryptedProblem(path: string, size: number): Promise<string | undefined> {
   const head = await readAt(path, Math.min(size, AGE_HEAD), 0);

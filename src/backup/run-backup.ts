@@ -25,8 +25,6 @@ import { directoryRetentionCandidates } from './retention-candidates.ts';
 import { backupDirNames, skippedMessage } from './backup-dir.ts';
 import { formatSidecar } from './sidecar.ts';
 import { produceArchive, produceSnapshot, type Produced } from './producers.ts';
-import { produceEncryptedArchive, produceEncryptedSnapshot } from './encrypted-producers.ts';
-import { newAgeHeader } from './pipeline/age-stream.ts';
 import type { PipelineSettings } from './pipeline/encode-pipeline.ts';
 
 /** Exit codes of a run. */
@@ -130,6 +128,8 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     let settings: PipelineSettings | undefined;
     if (command.encryption) {
       try {
+        // Loaded only when encrypting: age-encryption stays out of an unencrypted run's memory.
+        const { newAgeHeader } = await import('./pipeline/age-stream.ts');
         settings = { compression: command.encryption.compression, age: await newAgeHeader(command.encryption.ageRecipients) };
       } catch (err) {
         throw new BackupFailedError((err as Error).message, { cause: err });
@@ -154,8 +154,12 @@ export async function runBackup(command: RunCommand, deps: RunDependencies): Pro
     };
     const producerDeps = { logger, clock, progress, newTemp, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.onBytesCopied ? { onBytesCopied: deps.onBytesCopied } : {}) };
     let produced: Produced;
-    if (settings) produced = command.source.kind === 'etcd' ? await produceEncryptedSnapshot(command.source, settings, { ...producerDeps, schedule: command.schedule }) : await produceEncryptedArchive(command.source, settings, producerDeps);
-    else produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
+    if (settings) {
+      const { produceEncryptedArchive, produceEncryptedSnapshot } = await import('./encrypted-producers.ts');
+      produced = command.source.kind === 'etcd' ? await produceEncryptedSnapshot(command.source, settings, { ...producerDeps, schedule: command.schedule }) : await produceEncryptedArchive(command.source, settings, producerDeps);
+    } else {
+      produced = command.source.kind === 'etcd' ? await produceSnapshot(command.source, producerDeps) : await produceArchive(command.source, producerDeps);
+    }
     // A torn archive gets a name retention never counts as a backup (README "The backup runner").
     const finalName = backupFileName(command.schedule, startedAt, kind, produced.incomplete !== undefined, settings ? { compression: settings.compression } : undefined);
 

@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseBackupArgs, type BackupCommand } from '../../src/backup/backup-args.ts';
 import { verifyBackupFile, listBackups, formatList } from '../../src/backup/backup-tools.ts';
 import { quickCheckBackup } from '../../src/backup/retention-candidates.ts';
 import { EXIT_OK, runBackup } from '../../src/backup/run-backup.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { EtcdHarness, readKeys, requireEtcd, writeKeys, type EtcdMember } from './etcd-harness.ts';
+import { buildRunnerBundle, containerCommand, goldenInput, killLeftoverRunners, runRunner } from './runner-process.ts';
 
 const sh = promisify(execFile);
 const logger = pino({ level: 'silent' });
@@ -37,6 +38,7 @@ describe('backup runner: --age-recipient to a directory', () => {
     etcd = await harness.start();
     keys = await writeKeys(harness, etcd, undefined, 300, { prefix: '/enc/' });
   }, 120_000);
+  afterEach(killLeftoverRunners);
   afterAll(async () => {
     await harness.stopAll();
     rmSync(work, { recursive: true, force: true });
@@ -121,4 +123,39 @@ describe('backup runner: --age-recipient to a directory', () => {
     expect(await verifyBackupFile(file, [other])).toMatchObject({ ok: false, content: 'checked' });
     expect(await quickCheckBackup(dest, 'enc-20261201T060000Z.tar.zst.age', 'volume-archive')).toBeUndefined();
   }, 120_000);
+
+  it('the image: the Job buildCronJob makes for golden 24-v1-pvc-encrypted.yaml writes .tar.zst.age under the path; backup verify and list handle it', async () => {
+    const bundle = await buildRunnerBundle();
+    try {
+      const source = join(work, 'job-volume');
+      mkdirSync(source);
+      writeFileSync(join(source, 'pg.dat'), Buffer.alloc(70_000, 1));
+      const input = goldenInput('24-v1-pvc-encrypted.yaml');
+      const schedule = { ...input, spec: { ...input.spec, encryption: { ageRecipients: [recipient] } } } as typeof input;
+      const destination = join(work, 'job-dest');
+      const { args, env } = containerCommand(schedule, { destination, source, tmp: work });
+      const run = await runRunner(bundle, args, env);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      const dir = join(destination, 'postgres');
+      const [file, sidecar, ...rest] = readdirSync(dir).filter((f) => !f.startsWith('.')).sort();
+      expect(rest).toEqual([]);
+      expect(file).toMatch(/^db-encrypted-\d{8}T\d{6}Z\.tar\.zst\.age$/);
+      expect(sidecar).toBe(`${file}.sha256`);
+      const out = join(work, 'job-out');
+      mkdirSync(out);
+      await sh('sh', ['-c', `age -d -i ${identityFile} ${join(dir, file!)} | zstd -d | tar -x -C ${out}`]);
+      expect(readFileSync(join(out, 'pg.dat')).equals(Buffer.alloc(70_000, 1))).toBe(true);
+      const plain = await runRunner(bundle, ['backup', 'verify', join(dir, file!)], {});
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(JSON.parse(plain.stdout)).toMatchObject({ ok: true, content: 'not checked: encrypted, no --identity' });
+      const full = await runRunner(bundle, ['backup', 'verify', join(dir, file!), `--identity=${identityFile}`], {});
+      expect(full.code, full.stderr).toBe(0);
+      expect(JSON.parse(full.stdout)).toMatchObject({ ok: true, content: 'checked', entries: 1 });
+      const list = await runRunner(bundle, ['backup', 'list', dir], {});
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toContain(file!);
+    } finally {
+      rmSync(join(bundle, '..'), { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -20,17 +20,24 @@ describe('backup file names', () => {
     expect(backupFileName('nightly-etcd', day(5), 'etcd-snapshot')).toBe('nightly-etcd-20260105T020000Z.db');
     expect(backupFileName('data.pvc', day(5), 'volume-archive')).toBe('data.pvc-20260105T020000Z.tar.gz');
     expect(backupFileName('data.pvc', day(5), 'volume-archive', true)).toBe('data.pvc-20260105T020000Z.incomplete.tar.gz');
+    // Encrypted: the bucket's names, one suffix per pipeline stage.
+    expect(backupFileName('nightly-etcd', day(5), 'etcd-snapshot', false, { compression: 'zstd' })).toBe('nightly-etcd-20260105T020000Z.db.zst.age');
+    expect(backupFileName('data.pvc', day(5), 'volume-archive', true, { compression: 'gzip' })).toBe('data.pvc-20260105T020000Z.incomplete.tar.gz.age');
+    expect(backupFileName('data.pvc', day(5), 'volume-archive', false, { compression: 'none' })).toBe('data.pvc-20260105T020000Z.tar.age');
   });
 
   it.each([
     ['nightly-etcd-20260105T020000Z.db', { schedule: 'nightly-etcd', kind: 'etcd-snapshot', time: day(5) }],
     ['a-b-20260105T020000Z.tar.gz', { schedule: 'a-b', kind: 'volume-archive', time: day(5), incomplete: false }],
-    ['a-b-20260105T020000Z.incomplete.tar.gz', { schedule: 'a-b', kind: 'volume-archive', time: day(5), incomplete: true }],
+    ['a-b-20260105T020000Z.incomplete.tar.gz', { schedule: 'a-b', kind: 'volume-archive', time: day(5), incomplete: true, encrypted: false }],
+    ['e-20260105T020000Z.db.zst.age', { schedule: 'e', kind: 'etcd-snapshot', encrypted: true, compression: 'zstd' }],
+    ['e-20260105T020000Z.db.age', { schedule: 'e', kind: 'etcd-snapshot', encrypted: true, compression: 'none' }],
+    ['e-20260105T020000Z.incomplete.tar.zst.age', { schedule: 'e', kind: 'volume-archive', encrypted: true, incomplete: true }],
   ])('parses %s', (file, expected) => {
     expect(parseBackupName(file)).toMatchObject({ file, ...expected });
   });
 
-  it.each(['nightly-etcd-20260105T020000Z.db.sha256', '.nightly-etcd.partial-abc', 'nightly-etcd-20261341T020000Z.db', 'nightly-etcd-20260105T020000.db', 'notes.txt', '-20260105T020000Z.db'])('ignores %s', (file) => {
+  it.each(['nightly-etcd-20260105T020000Z.db.sha256', 'e-20260105T020000Z.db.zst', 'e-20260105T020000Z.tar', 'e-20260105T020000Z.tar.zst', 'e-20260105T020000Z.db.gz', 'e-20260105T020000Z.db.zst.age.sha256', '.nightly-etcd.partial-abc', 'nightly-etcd-20261341T020000Z.db', 'nightly-etcd-20260105T020000.db', 'notes.txt', '-20260105T020000Z.db'])('ignores %s', (file) => {
     expect(parseBackupName(file)).toBeUndefined();
   });
 

@@ -67,8 +67,10 @@ describe('object names', () => {
     expect(objectBackupName('nightly-etcd', time, 'etcd-snapshot', 'zstd', true)).toBe('nightly-etcd-20261130T020007Z.db.zst.age');
     expect(objectBackupName('data', time, 'volume-archive', 'gzip', false)).toBe('data-20261130T020007Z.tar.gz');
     expect(objectBackupName('data', time, 'volume-archive', 'none', true)).toBe('data-20261130T020007Z.tar.age');
-    expect(parseObjectBackupName('a-b-20261130T020007Z.db.zst.age')).toEqual({ name: 'a-b-20261130T020007Z.db.zst.age', schedule: 'a-b', time, kind: 'etcd-snapshot', compression: 'zstd', encrypted: true });
-    for (const other of ['a-20261130T020007Z.db.sha256', 'a-20261341T020007Z.db', 'a-20261130T020007Z.tar.xz', 'a-20261130T020007Z.db.age.zst']) expect(parseObjectBackupName(other), other).toBeUndefined();
+    expect(parseObjectBackupName('a-b-20261130T020007Z.db.zst.age')).toEqual({ name: 'a-b-20261130T020007Z.db.zst.age', schedule: 'a-b', time, kind: 'etcd-snapshot', compression: 'zstd', encrypted: true, incomplete: false });
+    expect(objectBackupName('data', time, 'volume-archive', 'zstd', true, true)).toBe('data-20261130T020007Z.incomplete.tar.zst.age');
+    expect(parseObjectBackupName('data-20261130T020007Z.incomplete.tar.zst.age')).toMatchObject({ schedule: 'data', kind: 'volume-archive', incomplete: true });
+    for (const other of ['a-20261130T020007Z.db.sha256', 'a-20261341T020007Z.db', 'a-20261130T020007Z.tar.xz', 'a-20261130T020007Z.db.age.zst', 'a-20261130T020007Z.incomplete.db.zst']) expect(parseObjectBackupName(other), other).toBeUndefined();
   });
 
   it('splits s3:// URLs', () => {

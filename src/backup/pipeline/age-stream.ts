@@ -18,14 +18,10 @@ import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { Decrypter, Encrypter, type Recipient, type Stanza } from 'age-encryption';
 
-/** Plaintext bytes per STREAM chunk (age's fixed size). */
-export const AGE_CHUNK = 64 * 1024;
-const TAG = 16;
-const NONCE = 16;
-/** The first line of every binary age file. */
-const MAGIC = 'age-encryption.org/v1\n';
-/** The first line of every binary age file, as bytes. */
-export const AGE_MAGIC: Buffer = Buffer.from(MAGIC);
+import { AGE_CHUNK, AGE_MAGIC, AGE_NONCE as NONCE, AGE_TAG as TAG } from './age-format.ts';
+
+export { AGE_CHUNK, AGE_MAGIC } from './age-format.ts';
+const MAGIC = AGE_MAGIC.toString();
 /** A header larger than this is refused (a few hundred bytes per recipient). */
 const MAX_HEADER = 1 << 20;
 
