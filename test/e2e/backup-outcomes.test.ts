@@ -10,19 +10,15 @@
  * series go with the schedule, and a settled controller writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/object.ts';
-import { JOBS, type BackupScheduleObject } from '../../src/controller/resources.ts';
-import { ResourceClient } from '../../src/kube/resource-client.ts';
+import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { buildBundle, ControllerProcess, CONTROLLER_USER, sleep, startCluster, waitFor, type Cluster } from './harness.ts';
-import { api, readyOf, scheduleManifest } from './scenarios.ts';
+import { api, failedJobStatus, readyOf, runJob as runJobAs, scheduleManifest, type ChildCronJob } from './scenarios.ts';
 
 const NS = 'outcomes';
 let cluster: Cluster;
 let controller: ControllerProcess;
 let k: ReturnType<typeof api>;
 let metricsUrl: string;
-
-type JobObject = KubeObject & { spec: unknown; status?: Record<string, unknown> };
 
 beforeAll(async () => {
   let bundle: string;
@@ -42,28 +38,8 @@ function lastBackup(s: BackupScheduleObject): { status: string; reason: string; 
   return s.status?.conditions?.find((c) => c.type === 'LastBackupSucceeded');
 }
 
-/** Creates the Job as the CronJob controller would, then writes its final status as the Job controller would. */
-async function runJob(cronJob: KubeObject & { spec: { jobTemplate: { metadata: { labels: Record<string, string> }; spec: unknown } } }, name: string, status: Record<string, unknown>): Promise<void> {
-  const jobs = new ResourceClient<JobObject>(cluster.admin, JOBS);
-  const created = await jobs.create({
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name,
-      namespace: NS,
-      labels: cronJob.spec.jobTemplate.metadata.labels,
-      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cronJob.metadata.name ?? '', uid: cronJob.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
-    },
-    spec: cronJob.spec.jobTemplate.spec,
-  });
-  await jobs.updateStatus({ ...created, status });
-}
-
-const failedStatus = (at: string, reason: string, message: string) => ({
-  startTime: at,
-  failed: 1,
-  conditions: [{ type: 'Failed', status: 'True', reason, message, lastProbeTime: at, lastTransitionTime: at }],
-});
+const runJob = (cronJob: ChildCronJob, name: string, status: Record<string, unknown>): Promise<void> => runJobAs(cluster.admin, cronJob, name, status);
+const failedStatus = failedJobStatus;
 
 async function metric(name: string, labels: string): Promise<number | undefined> {
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();

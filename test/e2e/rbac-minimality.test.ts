@@ -2,7 +2,7 @@
  * Every verb of every rule of the RBAC in dist/ is needed: with any one verb removed (the whole rule
  * when it has one verb), a short scenario that exercises everything the controller does (leader
  * election, create, status, heal by patch, finding a child whose labels were removed with a GET, Events
- * including an aggregated repeat, the conversion webhook's certificate Secret and CRD caBundle, so that a
+ * including an aggregated repeat, a backup Job's failure seen through the Jobs watch, the conversion webhook's certificate Secret and CRD caBundle, so that a
  * schedule written in v1alpha1 is converted) fails, and the request log shows the controller being refused (403). With the full RBAC it
  * passes without a single 403. The server enforces OwnerReferencesPermissionEnforcement (see the
  * harness), which makes `backupschedules/finalizers: update` provable too. The `certificates: 'cert-manager'`
@@ -19,7 +19,7 @@ import { OperatorChart, WEBHOOK_SERVICE_NAME } from '../../src/manifests/index.t
 import { webhookDnsNames } from '../../src/pure/names.ts';
 import { caAndServing, KubeletSecretVolume, tlsSecretFiles } from '../runtime/kubelet-secret-volume.ts';
 import { buildBundle, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, distDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
-import { api, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
+import { api, failedJobStatus, readyOf, runJob, scheduleManifest, scheduleManifestV1alpha1, type ChildCronJob } from './scenarios.ts';
 
 interface PolicyRule {
   apiGroups?: string[];
@@ -116,6 +116,10 @@ async function runScenario(without?: RuleCase, variant?: Variant): Promise<Outco
     // AlreadyExists, a GET finds the child, and the heal patch restores the labels.
     await k.cronJobs.patch({ namespace: 'rbac', name: 'nightly' }, { metadata: { labels: null } });
     await k.waitForCronJob('rbac', 'nightly', (c) => c.metadata.labels?.['app.kubernetes.io/managed-by'] === 'backupschedule-operator', 60_000);
+    // A backup Job created after the controller's initial LIST reaches it only through the Jobs watch.
+    const child = await k.waitForCronJob('rbac', 'nightly');
+    await runJob(cluster.admin, child as ChildCronJob, 'nightly-29000000', failedJobStatus('2026-12-01T03:00:00Z', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'));
+    await k.waitForReady('rbac', 'nightly', (s) => s.status?.conditions?.some((c) => c.type === 'LastBackupSucceeded' && c.status === 'False') === true, 60_000);
     await waitFor('the Created event and an Updated event counted at least twice', async () => {
       const events = await k.events('rbac', 'nightly');
       return events.some((e) => e.reason === 'Created') && events.some((e) => e.reason === 'Updated' && e.count >= 2);

@@ -1,5 +1,6 @@
 /** Object builders and polling helpers shared by the e2e tests. */
-import type { BackupScheduleObject } from '../../src/controller/resources.ts';
+import { JOBS, type BackupScheduleObject } from '../../src/controller/resources.ts';
+import { ResourceClient } from '../../src/kube/resource-client.ts';
 import { isNotFound } from '../../src/kube/api-status-error.ts';
 import type { KubeClient } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
@@ -107,4 +108,33 @@ export function controllerWrites(entries: readonly RequestLogEntry[], options: {
       (options.namespace === undefined || e.namespace === options.namespace) &&
       (!options.succeededOnly || (e.code >= 200 && e.code < 300)),
   );
+}
+
+/** A child CronJob as the API server returns it: what a Job it starts is made from. */
+export type ChildCronJob = KubeObject & { spec: { jobTemplate: { metadata: { labels: Record<string, string> }; spec: unknown } } };
+
+/**
+ * Does what the CronJob controller and the Job controller would (the test API server has neither):
+ * creates the Job `name` controlled by `cronJob`, with its Job template's labels and spec, then writes
+ * its `status` through `/status`.
+ */
+export async function runJob(admin: KubeClient, cronJob: ChildCronJob, name: string, status: Record<string, unknown>): Promise<void> {
+  const jobs = new ResourceClient<KubeObject & { spec: unknown; status?: Record<string, unknown> }>(admin, JOBS);
+  const created = await jobs.create({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name,
+      namespace: cronJob.metadata.namespace ?? '',
+      labels: cronJob.spec.jobTemplate.metadata.labels,
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cronJob.metadata.name ?? '', uid: cronJob.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: cronJob.spec.jobTemplate.spec,
+  });
+  await jobs.updateStatus({ ...created, status });
+}
+
+/** A Job status the Job controller writes when it fails the Job for `reason` at `at`. */
+export function failedJobStatus(at: string, reason: string, message: string): Record<string, unknown> {
+  return { startTime: at, failed: 1, conditions: [{ type: 'Failed', status: 'True', reason, message, lastProbeTime: at, lastTransitionTime: at }] };
 }
