@@ -2,6 +2,7 @@
  * What the CLI does with hostile or odd input (issue 30): alias bombs, folder loops, endless or huge
  * files, binary data, and the YAML 1.1 scalars kubectl reads differently from YAML 1.2.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,21 @@ describe('backupschedule validate on hostile input', () => {
     const run = cli(['validate', '/dev/zero']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^\/dev\/zero:1: is larger than 16 MiB, the most one input may hold/);
+  });
+
+  it('holds about what a pipe gave, not a 1 MiB buffer per read of it', () => {
+    const fifo = join(scratch, 'piped');
+    execFileSync('mkfifo', [fifo]);
+    const size = 4 * 1024 * 1024;
+    // The writer is another process: a pipe's reads give at most 64 KiB each.
+    const writer = spawn('sh', ['-c', `head -c ${size} /dev/zero > '${fifo}'`], { stdio: 'ignore' });
+    const before = process.memoryUsage().arrayBuffers;
+    const result = readBoundedBytes(fifo);
+    // Nothing has been allocated since: no collection can have run, so this counts what the read held.
+    const held = process.memoryUsage().arrayBuffers - before;
+    writer.kill();
+    expect('bytes' in result && result.bytes.length).toBe(size);
+    expect(held).toBeLessThan(3 * size);
   });
 
   it('names an unreadable file instead of throwing', () => {
