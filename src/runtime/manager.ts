@@ -79,7 +79,7 @@ export interface ManagerOptions {
   readonly logger: Logger;
 }
 
-/** A server failed to start; `flag` names the setting behind it (the caller words the error). */
+/** A server failed to start; `server` says which (the caller names the flag behind it). */
 export class ManagerServerError extends Error {
   readonly server: 'metrics' | 'health';
   constructor(server: 'metrics' | 'health', cause: unknown) {
