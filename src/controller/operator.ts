@@ -22,6 +22,7 @@ import type { Logger } from '../runtime/logger.ts';
 import { Manager, ManagerServerError } from '../runtime/manager.ts';
 import type { SecretObject } from '../runtime/certificate-manager.ts';
 import { addBackupScheduleController, type BackupScheduleController } from './backupschedule/controller.ts';
+import { addRestoreController } from './restore/controller.ts';
 import { OutcomeMetrics } from './backupschedule/outcome-metrics.ts';
 import type { RunningConversionWebhook } from './conversion-webhook-server.ts';
 import type { ControllerOptions } from './cli-options.ts';
@@ -184,6 +185,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   void checkServedVersion(client, logger);
   const statusObserver = new OutcomeMetrics(metrics.registry, clock);
   controllers.push(addBackupScheduleController(manager, { options, events, serverVersionChecked, serverVersion: () => serverVersion, statusObserver }));
+  addRestoreController(manager, options);
 
   // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
   // leader, and by a follower only while the Secret holds nothing servable (CertificateManager says

@@ -7,6 +7,7 @@ import type { IPolicyRule } from 'kubernetes-models/rbac.authorization.k8s.io/v1
 import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { API_GROUP, CRD_NAME, PLURAL } from '../api/constants.ts';
+import { RESTORE_PLURAL } from '../api/restore-schema.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
@@ -48,10 +49,16 @@ export const CLUSTER_RULES: readonly IPolicyRule[] = [
   { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['list', 'watch'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
+  // Restores (docs/restore.md) as BackupSchedules: listed and watched, status written with PUT,
+  // finalizers for the restore Job's blockOwnerDeletion.
+  { apiGroups: [API_GROUP], resources: [RESTORE_PLURAL], verbs: ['list', 'watch'] },
+  { apiGroups: [API_GROUP], resources: [`${RESTORE_PLURAL}/status`], verbs: ['update'] },
+  { apiGroups: [API_GROUP], resources: [`${RESTORE_PLURAL}/finalizers`], verbs: ['update'] },
   { apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
   // The backup Jobs, for how the runs went (status.recentRuns, LastBackupSucceeded): read from the
-  // informer's cache only, so no get; and no Pods (docs/backup-outcomes.md says why).
-  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'watch'] },
+  // informer's cache only, so no get; and no Pods (docs/backup-outcomes.md says why). `create`: each
+  // Restore's one Job (never updated nor deleted: the garbage collector follows its ownerReference).
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'watch', 'create'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 

@@ -18,8 +18,11 @@ describe('OperatorRbac', () => {
       'kubelings.dev/backupschedules: list,watch',
       'kubelings.dev/backupschedules/status: update',
       'kubelings.dev/backupschedules/finalizers: update',
+      'kubelings.dev/restores: list,watch',
+      'kubelings.dev/restores/status: update',
+      'kubelings.dev/restores/finalizers: update',
       'batch/cronjobs: get,list,watch,create,patch',
-      'batch/jobs: list,watch',
+      'batch/jobs: list,watch,create',
       '/events: create,patch',
     ]);
   });

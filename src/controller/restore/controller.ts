@@ -1,0 +1,87 @@
+/**
+ * The Restore controller as the manager (src/runtime/manager.ts) runs it: informers of Restores, of
+ * their Jobs (label `kubelings.dev/restore`) and of BackupSchedules (the same shared informer the
+ * BackupSchedule controller reads, for the destination a Restore names), the event handlers that map a
+ * change to the Restore keys to reconcile, and the reconciler on a controller loop.
+ */
+import { objectKey, type KubeObject } from '../../kube/object.ts';
+import { ResourceClient } from '../../kube/resource-client.ts';
+import { LABEL_RESTORE } from '../../pure/restore-job.ts';
+import type { JobView } from '../../pure/restore-status.ts';
+import { Controller } from '../../runtime/controller.ts';
+import type { ManagedController, Manager } from '../../runtime/manager.ts';
+import { stripSchedule } from '../backupschedule/event-mapping.ts';
+import type { ControllerOptions } from '../cli-options.ts';
+import { BACKUP_SCHEDULES, JOBS, RESTORES, type BackupScheduleObject } from '../resources.ts';
+import { RestoreReconciler, type RestoreObject } from './restore-reconciler.ts';
+
+/** The controller's name: metrics label, queue name, log field. */
+export const RESTORE_CONTROLLER_NAME = 'restore';
+
+/** The restore Jobs' informer selector: only Jobs the Restore controller made are cached. */
+export const RESTORE_JOB_SELECTOR = LABEL_RESTORE;
+
+/** Builds the Restore controller over `manager`'s shared informers and adds it. */
+export function addRestoreController(manager: Manager, options: Pick<ControllerOptions, 'namespaces' | 'syncPeriodMs' | 'concurrency' | 'backupImage' | 'allowedBackupImages' | 'allowedBackupEndpoints'>): ManagedController {
+  const { client, clock, logger, metrics } = manager;
+  const restoresApi = new ResourceClient<RestoreObject>(client, RESTORES);
+  const jobsApi = new ResourceClient<KubeObject>(client, JOBS);
+  const restores = manager.namespacedInformers<RestoreObject>(options.namespaces, { resource: RESTORES, resyncPeriodMs: options.syncPeriodMs });
+  const jobs = manager.namespacedInformers<KubeObject & JobView>(options.namespaces, { resource: JOBS, labelSelector: RESTORE_JOB_SELECTOR, resyncPeriodMs: 0 });
+  // The BackupSchedule controller's informer, requested with the same spec so the manager shares it.
+  const schedules = manager.namespacedInformers<BackupScheduleObject>(options.namespaces, { resource: BACKUP_SCHEDULES, transform: stripSchedule, resyncPeriodMs: options.syncPeriodMs });
+
+  const reconciler = new RestoreReconciler({
+    restores,
+    schedules,
+    jobs,
+    createJob: (job) => jobsApi.create(job as KubeObject),
+    updateStatus: (restore) => restoresApi.updateStatus(restore),
+    ...(options.backupImage === undefined ? {} : { backupImage: options.backupImage }),
+    allowedImages: options.allowedBackupImages,
+    allowedEndpoints: options.allowedBackupEndpoints,
+    clock,
+    logger,
+  });
+  const controller = new Controller({
+    name: RESTORE_CONTROLLER_NAME,
+    reconciler: { reconcile: (ctx) => reconciler.reconcile(ctx.key) },
+    concurrency: options.concurrency,
+    informers: [...restores.all, ...jobs.all, ...schedules.all],
+    logger,
+    metrics,
+    workQueueMetrics: metrics.workQueue,
+    clock,
+  });
+  const queue = controller.queue;
+  const key = (obj: KubeObject): string => objectKey(obj.metadata);
+  for (const informer of restores.all) informer.addEventHandler({ onAdd: (r) => queue.add(key(r)), onUpdate: (_, r) => queue.add(key(r)), onDelete: (r) => queue.add(key(r)) });
+  // A Job event concerns the Restore that controls it.
+  const enqueueForJob = (job: KubeObject): void => {
+    const owner = job.metadata.ownerReferences?.find((o) => o.controller === true && o.kind === RESTORES.kind);
+    if (owner !== undefined) queue.add(objectKey({ namespace: job.metadata.namespace, name: owner.name }));
+  };
+  for (const informer of jobs.all) informer.addEventHandler({ onAdd: enqueueForJob, onUpdate: (_, job) => enqueueForJob(job), onDelete: enqueueForJob });
+  // A BackupSchedule appearing (or changing) concerns the Restores of its namespace still waiting for it.
+  const enqueueForSchedule = (schedule: KubeObject): void => {
+    for (const informer of restores.all) {
+      for (const restore of informer.store.list(schedule.metadata.namespace)) {
+        if (restore.spec?.from?.backupScheduleName === schedule.metadata.name && restore.status?.phase !== 'Succeeded' && restore.status?.phase !== 'Failed') queue.add(key(restore));
+      }
+    }
+  };
+  for (const informer of schedules.all) informer.addEventHandler({ onAdd: enqueueForSchedule, onUpdate: (_, s) => enqueueForSchedule(s), onDelete: () => undefined });
+
+  const managed: ManagedController = {
+    name: RESTORE_CONTROLLER_NAME,
+    start: () => controller.start(),
+    pause: () => controller.pause(),
+    resume: () => {
+      for (const informer of restores.all) for (const k of informer.store.keys()) queue.add(k);
+      controller.resume();
+    },
+    stop: (deadlineMs) => controller.stop(deadlineMs),
+  };
+  manager.add(managed);
+  return managed;
+}

@@ -1,0 +1,104 @@
+/**
+ * Reconciles one Restore: resolves where its backups are (spec.from, or the destination of the
+ * BackupSchedule it names), checks the image and endpoint allow-lists the backups obey, creates its
+ * one Job (buildRestoreJob) and mirrors the Job's progress into the status. A Restore runs once: once
+ * Succeeded or Failed it is left alone, and its Job is never made again.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Restore } from '../../../imports/restore.ts';
+import { validateRestore } from '../../api/validate.ts';
+import { isAlreadyExists } from '../../kube/api-status-error.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed } from '../../pure/endpoint-policy.ts';
+import { ALLOWED_IMAGES_FLAG, imageAllowed } from '../../pure/image-policy.ts';
+import { DEFAULT_BACKUP_IMAGE } from '../../pure/image.ts';
+import { buildRestoreJob, restoreJobName, type Job, type ResolvedSource } from '../../pure/restore-job.ts';
+import { computeRestoreStatus, type Blocked, type JobView } from '../../pure/restore-status.ts';
+import type { Clock } from '../../runtime/clock.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import type { BackupScheduleObject } from '../resources.ts';
+
+/** A Restore as read from the API server. */
+export type RestoreObject = Restore & KubeObject;
+
+/** What the reconciler reads (the informers' caches) and writes (the API server). */
+export interface RestoreReconcilerDeps {
+  readonly restores: { get(key: string): RestoreObject | undefined };
+  readonly schedules: { get(key: string): BackupScheduleObject | undefined };
+  readonly jobs: { get(key: string): (KubeObject & JobView) | undefined };
+  readonly createJob: (job: Job) => Promise<unknown>;
+  readonly updateStatus: (restore: RestoreObject) => Promise<unknown>;
+  /** The controller's `--backup-image`: what a spec without image runs, always allowed. */
+  readonly backupImage?: string;
+  readonly allowedImages: readonly string[];
+  readonly allowedEndpoints: readonly string[];
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** Reconciles Restores by `namespace/name` key. */
+export class RestoreReconciler {
+  constructor(private readonly deps: RestoreReconcilerDeps) {}
+
+  /** One pass over the Restore `key`; throws to be retried with backoff. */
+  async reconcile(key: string): Promise<void> {
+    const restore = this.deps.restores.get(key);
+    // Gone or going: the garbage collector deletes its Job (ownerReference).
+    if (restore === undefined || restore.metadata.deletionTimestamp !== undefined) return;
+    const { namespace = '', name = '' } = restore.metadata;
+    const jobName = restoreJobName(name);
+    const ended = restore.status?.phase === 'Succeeded' || restore.status?.phase === 'Failed';
+    let job = this.deps.jobs.get(`${namespace}/${jobName}`);
+    if (job !== undefined && !job.metadata.ownerReferences?.some((o) => o.controller === true && o.uid === restore.metadata.uid)) {
+      return this.#write(restore, jobName, undefined, { phase: 'Failed', reason: 'JobNameConflict', message: `a Job named ${jobName} exists in ${namespace} and is not this Restore's: delete it or recreate the Restore under another name` });
+    }
+    let blocked: Blocked | undefined;
+    if (!ended && job === undefined) {
+      const plan = this.#plan(restore);
+      if ('blocked' in plan) blocked = plan.blocked;
+      else {
+        try {
+          await this.deps.createJob(plan.job);
+          this.deps.logger.info({ restore: key, job: jobName }, 'restore Job created');
+        } catch (err) {
+          // Made by an earlier pass whose cache had not caught up: the Job's event brings the key back.
+          if (!isAlreadyExists(err)) throw err;
+        }
+        job = undefined;
+      }
+    }
+    return this.#write(restore, jobName, job, blocked);
+  }
+
+  /** The Job to create, or why there is none. */
+  #plan(restore: RestoreObject): { job: Job } | { blocked: Blocked } {
+    const problems = validateRestore(restore);
+    if (problems.length > 0) return { blocked: { phase: 'Failed', reason: 'InvalidSpec', message: problems.map((p) => p.message).join('; ') } };
+    const backupImage = this.deps.backupImage ?? DEFAULT_BACKUP_IMAGE;
+    const image = restore.spec.image ?? backupImage;
+    if (!imageAllowed(image, backupImage, this.deps.allowedImages)) {
+      return { blocked: { phase: 'Failed', reason: 'ImageNotAllowed', message: `spec.image ${image} is not allowed by the operator's ${ALLOWED_IMAGES_FLAG}` } };
+    }
+    let resolved: ResolvedSource | undefined;
+    const scheduleName = restore.spec.from.backupScheduleName;
+    if (scheduleName !== undefined) {
+      const schedule = this.deps.schedules.get(`${restore.metadata.namespace ?? ''}/${scheduleName}`);
+      // Not terminal: the BackupSchedule may be created (or come into the cache) later; its event brings the key back.
+      if (schedule === undefined) return { blocked: { phase: 'Pending', reason: 'BackupScheduleNotFound', message: `spec.from.backupScheduleName: BackupSchedule ${restore.metadata.namespace ?? ''}/${scheduleName} does not exist` } };
+      resolved = { ...(schedule.spec.destination.persistentVolumeClaim ? { persistentVolumeClaim: schedule.spec.destination.persistentVolumeClaim } : {}), ...(schedule.spec.destination.objectStore ? { objectStore: schedule.spec.destination.objectStore } : {}) };
+    }
+    const store = resolved?.objectStore ?? restore.spec.from.objectStore;
+    if (store !== undefined && !endpointAllowed(store.endpoint, this.deps.allowedEndpoints)) {
+      return { blocked: { phase: 'Failed', reason: 'EndpointNotAllowed', message: `the object store endpoint ${store.endpoint ?? ''} is not allowed by the operator's ${ALLOWED_ENDPOINTS_FLAG}` } };
+    }
+    return { job: buildRestoreJob(restore, resolved, { image: backupImage }) };
+  }
+
+  async #write(restore: RestoreObject, jobName: string, job: JobView | undefined, blocked: Blocked | undefined): Promise<void> {
+    const now = new Date(this.deps.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const status = computeRestoreStatus(restore.status, restore.metadata.generation, jobName, job, blocked, now);
+    // Key order aside: the API server returns objects with their keys sorted.
+    if (isDeepStrictEqual(status, restore.status ?? {})) return;
+    await this.deps.updateStatus({ ...restore, status });
+  }
+}
