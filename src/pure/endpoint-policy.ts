@@ -7,6 +7,8 @@
  * region) is always allowed: by default only AWS is.
  */
 
+import { wildcardRegExp } from './wildcard-pattern.ts';
+
 /** The controller flag holding the allow-list (named in conditions and errors). */
 export const ALLOWED_ENDPOINTS_FLAG = '--allowed-backup-endpoints';
 
@@ -32,8 +34,7 @@ export function endpointMatches(endpoint: string, pattern: string): boolean {
   if (pattern === '*') return true;
   const target = normalizeEndpoint(endpoint);
   if (!pattern.includes('*')) return target === normalizeEndpoint(pattern);
-  const regex = new RegExp(`^${pattern.toLowerCase().split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
-  return regex.test(target);
+  return wildcardRegExp(pattern.toLowerCase(), '[^/]*').test(target);
 }
 
 /** Whether a schedule may use `endpoint` (undefined: AWS, always allowed). */

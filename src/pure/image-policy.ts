@@ -6,6 +6,8 @@
  * `--backup-image` (what a schedule without `spec.image` runs) is always allowed.
  */
 
+import { wildcardRegExp } from './wildcard-pattern.ts';
+
 /** The controller flag holding the allow-list (named in conditions and errors). */
 export const ALLOWED_IMAGES_FLAG = '--allowed-backup-images';
 
@@ -18,8 +20,7 @@ export const ALLOWED_IMAGES_FLAG = '--allowed-backup-images';
  */
 export function imageMatches(image: string, pattern: string): boolean {
   if (!pattern.includes('*')) return image === pattern;
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
-  return regex.test(image);
+  return wildcardRegExp(pattern, '.*', 's').test(image);
 }
 
 /** Whether a backup Job may run `image`: it is `defaultImage`, or matches one of `patterns`. */
