@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
+import { keepIncomplete } from '../../src/backup/object-store/s3-incomplete.ts';
 import { parseBackupArgs, type BackupCommand } from '../../src/backup/backup-args.ts';
 import { EXIT_INCOMPLETE, EXIT_OK } from '../../src/backup/run-backup.ts';
 import { runObjectStoreBackup } from '../../src/backup/object-store/s3-run.ts';
@@ -95,4 +97,32 @@ describe('a torn volume archive to a real S3 server', () => {
       'vol/pg-20261201T040000Z.tar.zst.age.sha256',
     ]);
   }, 240_000);
+
+  it('copies an archive above the single-copy limit in UploadPartCopy parts (limits scaled down), checked by a full download', async () => {
+    const body = randomBytes(12 << 20);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'big/pg-20261201T050000Z.tar.zst', Body: body }));
+    const events: string[] = [];
+    const kept = await keepIncomplete({
+      client,
+      location: { bucket: BUCKET, prefix: 'big' },
+      schedule: 'pg',
+      from: 'big/pg-20261201T050000Z.tar.zst',
+      name: 'pg-20261201T050000Z.incomplete.tar.zst',
+      sent: { size: body.length, sha256, parts: 1, expectedEtag: '"unused"' },
+      verify: 'download',
+      onCopied: (k) => events.push(`copied ${k}`),
+      onKept: (k) => events.push(`kept ${k}`),
+      copyLimits: { singleCopyMax: 1 << 20, minPartBytes: 5 << 20 },
+    });
+    expect(kept).toBe('big/pg-20261201T050000Z.incomplete.tar.zst');
+    expect(events).toEqual([`copied ${kept}`, `kept ${kept}`]);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'big/' }));
+    expect((listed.Contents ?? []).map((o) => [o.Key, o.Size])).toEqual([[kept, body.length], [`${kept}.sha256`, expect.any(Number)]]);
+    const { Body } = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: kept }));
+    expect(Buffer.from(await Body!.transformToByteArray()).equals(body)).toBe(true);
+    // Three 5 MiB-or-less parts: the ETag of a multipart object (a single CopyObject gives a plain MD5).
+    expect((await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: kept }))).ETag).toMatch(/-3"$/);
+    expect((await client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET }))).Uploads ?? []).toEqual([]);
+  }, 120_000);
 });

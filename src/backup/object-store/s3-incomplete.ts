@@ -5,14 +5,15 @@
  *
  * An object's key is fixed when its multipart upload starts, and whether the archive is torn is known
  * only at its end, so the upload completes under the run's ordinary key first (confirmed as every
- * backup is) and is then copied server-side (CopyObject) to the incomplete name; the copy's size is
- * checked (and, with `--s3-verify=download`, its SHA-256), its sidecar written, and only then the
- * original deleted. No `x-amz-copy-source-if-match`: Swift's s3api answers 412 to the multipart ETag it
- * itself reports for the object; the source key is this run's own (checked free before the upload). A run killed in between leaves the original without a sidecar: the state a run
- * killed between completion and sidecar always left, which retention reports and never counts.
- * Copying only torn archives keeps a complete run at one upload and no copy.
+ * backup is) and is then copied server-side (CopyObject; above its 5 GiB limit, UploadPartCopy parts)
+ * to the incomplete name; the copy's size is checked (and, with `--s3-verify=download`, its SHA-256),
+ * its sidecar written, and only then the original deleted. No `x-amz-copy-source-if-match`: Swift's
+ * s3api answers 412 to the multipart ETag it itself reports for the object; the source key is this
+ * run's own (checked free before the upload). A run killed in between leaves the original without a
+ * sidecar: the state a run killed between completion and sidecar always left, which retention reports
+ * and never counts. Copying only torn archives keeps a complete run at one upload and no copy.
  */
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand, UploadPartCopyCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { BackupFailedError } from '../backup-errors.ts';
 import { formatSidecar } from '../sidecar.ts';
@@ -21,6 +22,41 @@ import { deleteKeys, listBackupObjects } from './s3-bucket.ts';
 import type { S3Location } from './s3-location.ts';
 import { keyOf } from './s3-location.ts';
 import type { SentObject } from './s3-multipart.ts';
+
+/** S3's limits on server-side copies: one CopyObject copies at most 5 GiB; a multipart copy at most 10,000 parts. */
+export interface CopyLimits {
+  /** Largest object copied with one CopyObject. @default 5 GiB */
+  readonly singleCopyMax: number;
+  /** Smallest part of a multipart copy (grown to fit 10,000 parts). @default 512 MiB */
+  readonly minPartBytes: number;
+}
+
+const DEFAULT_COPY_LIMITS: CopyLimits = { singleCopyMax: 5 * 1024 ** 3, minPartBytes: 512 * 1024 ** 2 };
+const MAX_PARTS = 10_000;
+
+/** Copies `source` (`bucket/escaped-key`) of `size` bytes to `to` server-side; multipart (UploadPartCopy) above `singleCopyMax`. */
+async function copyServerSide(client: S3Client, bucket: string, source: string, to: string, size: number, limits: CopyLimits, opts: { abortSignal?: AbortSignal }): Promise<void> {
+  if (size <= limits.singleCopyMax) {
+    await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: source, MetadataDirective: 'COPY' }), opts);
+    return;
+  }
+  const partBytes = Math.max(limits.minPartBytes, Math.ceil(size / MAX_PARTS));
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: to }), opts);
+  try {
+    const parts: { PartNumber: number; ETag: string | undefined }[] = [];
+    for (let start = 0; start < size; start += partBytes) {
+      const PartNumber = parts.length + 1;
+      const end = Math.min(size, start + partBytes) - 1;
+      const answer = await client.send(new UploadPartCopyCommand({ Bucket: bucket, Key: to, UploadId, PartNumber, CopySource: source, CopySourceRange: `bytes=${start}-${end}` }), opts);
+      parts.push({ PartNumber, ETag: answer.CopyPartResult?.ETag });
+    }
+    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId, MultipartUpload: { Parts: parts } }), opts);
+  } catch (err) {
+    // Bounded: the run's own error matters more; the next run aborts what is left (abortStaleUploads).
+    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId }), { abortSignal: AbortSignal.timeout(20_000) }).catch(() => undefined);
+    throw err;
+  }
+}
 
 /** What {@link keepIncomplete} needs: the completed and confirmed object, and where it goes. */
 export interface IncompleteMove {
@@ -38,6 +74,8 @@ export interface IncompleteMove {
   readonly onCopied: (key: string) => void;
   /** Hears that the copy is confirmed with its sidecar: a kept backup from then on. */
   readonly onKept: (key: string) => void;
+  /** @default S3's (5 GiB single copy, 512 MiB parts) */
+  readonly copyLimits?: CopyLimits;
 }
 
 /** Copies, confirms, writes the copy's sidecar, then deletes the original; resolves with the copy's key. */
@@ -46,8 +84,9 @@ export async function keepIncomplete(move: IncompleteMove): Promise<string> {
   const opts = move.signal ? { abortSignal: move.signal } : {};
   const to = keyOf(location, move.name);
   const source = `${location.bucket}/${move.from.split('/').map(encodeURIComponent).join('/')}`;
-  await client.send(new CopyObjectCommand({ Bucket: location.bucket, Key: to, CopySource: source, MetadataDirective: 'COPY' }), opts);
+  // Reported before the copy starts: a copy that fails half-way may still have created the key.
   move.onCopied(to);
+  await copyServerSide(client, location.bucket, source, to, sent.size, move.copyLimits ?? DEFAULT_COPY_LIMITS, opts);
   const head = await client.send(new HeadObjectCommand({ Bucket: location.bucket, Key: to }), opts);
   if (head.ContentLength !== sent.size) throw new BackupFailedError(`the copy ${to} holds ${head.ContentLength} bytes, ${sent.size} were sent`);
   if (move.verify === 'download') {
