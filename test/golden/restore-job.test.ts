@@ -9,7 +9,6 @@ import { Job } from 'kubernetes-models/batch/v1/Job';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { Restore } from '../../imports/restore.ts';
-import { BackupUsageError } from '../../src/backup/backup-args.ts';
 import { parseRestoreArgs } from '../../src/backup/restore/restore-args.ts';
 import { buildRestoreJob, restoreJobName, type ResolvedSource } from '../../src/pure/restore-job.ts';
 
@@ -42,12 +41,13 @@ describe('golden Jobs of buildRestoreJob', () => {
   it.each(cases)('%s: the runner parses the arguments into the restore the spec asks for', (_file, { restore }) => {
     const args = buildRestoreJob(restore, cases.find(([, c]) => c.restore === restore)?.[1].resolved).spec!.template.spec!.containers[0]!.args!;
     expect(args.slice(0, 2)).toEqual(['backup', 'restore']);
-    if (restore.spec.from.objectStore !== undefined) {
-      // The runner's object-store source is the object-store agent's part: until then it says so, as a usage error.
-      expect(() => parseRestoreArgs(args.slice(2))).toThrow(BackupUsageError);
-      return;
-    }
     const parsed = parseRestoreArgs(args.slice(2));
+    const store = restore.spec.from.objectStore;
+    if (store !== undefined) {
+      expect(parsed.from).toBe(`s3://${store.bucket}${store.prefix === undefined ? '' : `/${store.prefix}`}`);
+      expect(parsed.objectStore?.s3).toMatchObject({ ...(store.endpoint ? { endpoint: store.endpoint } : {}), ...(store.region ? { region: store.region } : {}), forcePathStyle: store.forcePathStyle === true });
+      expect(parsed.objectStore?.identityFile).toBe(restore.spec.decryption === undefined ? undefined : '/etc/backup/age-identity/identity');
+    }
     expect(parsed).toMatchObject({
       backup: restore.spec.backup,
       schedule: restore.spec.from.backupScheduleName,

@@ -9,7 +9,8 @@
  * target is not empty).
  */
 import { createReadStream } from 'node:fs';
-import { readdir, unlink } from 'node:fs/promises';
+import { link, readdir, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
@@ -17,12 +18,13 @@ import { EXIT_RESTORE_REFUSED } from '../../pure/restore-contract.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { describeIoError } from '../backup-errors.ts';
-import { makeDirectories, TempFile } from '../durable-file.ts';
+import { makeDirectories, syncDirectory, TempFile } from '../durable-file.ts';
 import { Progress } from '../progress.ts';
 import { TarReader } from '../tar-reader.ts';
 import { verifySnapshot } from '../snapshot-verify.ts';
-import { UnsafeEntryError } from './entry-paths.ts';
+import { EntryPlan, UnsafeEntryError } from './entry-paths.ts';
 import { Extractor, type ExtractStats } from './extractor.ts';
+import { fetchFromObjectStore, type ObjectStoreSource, type StagedBackup } from './s3-source.ts';
 import { RestoreRefusedError, selectBackup, type VerifiedBackup } from './select-backup.ts';
 
 /** Exit code: refused before anything was written (the Job's contract, src/pure/restore-contract.ts). */
@@ -31,8 +33,10 @@ export const EXIT_REFUSED = EXIT_RESTORE_REFUSED;
 /** A parsed `backup restore` command line. */
 export interface RestoreCommand {
   readonly kind: 'restore';
-  /** The backup directory. */
+  /** The backup directory, or the object store's `s3://bucket[/prefix]` (then {@link RestoreCommand.objectStore}). */
   readonly from: string;
+  /** How to reach the bucket when `from` is an s3:// URL. */
+  readonly objectStore?: ObjectStoreSource;
   /** A backup file name or `latest`. */
   readonly backup: string;
   /** Only this schedule's backups count for `latest`. */
@@ -54,6 +58,8 @@ export interface RestoreOutcome {
 export interface RestoreDeps {
   readonly logger: Logger;
   readonly clock?: Clock;
+  /** The environment: object store credentials (AWS_ACCESS_KEY_ID, …). @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Names a fresh file system puts in its root: an otherwise empty volume is empty. */
@@ -61,6 +67,7 @@ const IGNORED_IN_EMPTY_TARGET = new Set(['lost+found']);
 
 /** Runs a restore; never throws for an expected failure: the outcome says how it ended. */
 export async function runRestore(command: RestoreCommand, deps: RestoreDeps): Promise<RestoreOutcome> {
+  if (command.objectStore !== undefined) return runObjectStoreRestore(command, command.objectStore, deps);
   const { logger } = deps;
   let backup: VerifiedBackup;
   try {
@@ -102,8 +109,75 @@ async function refuseNonEmpty(dir: string): Promise<void> {
   if (names.length > 0) throw new RestoreRefusedError(`--target-dir ${dir} is not empty (${names.length} entries, e.g. ${JSON.stringify(names[0])}): restore into an empty directory, or pass --overwrite (spec.target.overwrite: true)`);
 }
 
-/** Extracts `archive` (.tar.gz) into `targetDir`; the entries' paths are checked again as they come. */
-export async function extractArchive(archive: string, targetDir: string, progress?: Progress): Promise<ExtractStats> {
+/**
+ * A restore from an object store: the target is checked first, then the backup is fetched and verified
+ * into a hidden staging file in the target directory (the volume sized for it; removed whatever
+ * happens), its paths checked like a local archive's, and only then restored.
+ */
+async function runObjectStoreRestore(command: RestoreCommand, source: ObjectStoreSource, deps: RestoreDeps): Promise<RestoreOutcome> {
+  const { logger } = deps;
+  let staged: StagedBackup;
+  try {
+    await makeDirectories(command.targetDir, 0o700);
+    if (!command.overwrite) await refuseNonEmpty(command.targetDir);
+    staged = await fetchFromObjectStore(source, { backup: command.backup, schedule: command.schedule, allowIncomplete: command.allowIncomplete }, command.targetDir, deps.env ?? process.env, (message) => logger.warn(message));
+  } catch (err) {
+    return refused(logger, err);
+  }
+  const summary = { file: staged.object, time: new Date(staged.time).toISOString(), size: staged.size, sha256: staged.sha256 };
+  logger.info({ backup: staged.object, size: staged.size, sha256: staged.sha256 }, 'backup verified');
+  const progress = new Progress({ logger, what: 'restore', ...(deps.clock ? { clock: deps.clock } : {}) });
+  try {
+    if (staged.kind === 'volume-archive') {
+      try {
+        await checkArchivePaths(staged.path, false);
+      } catch (err) {
+        return refused(logger, err);
+      }
+      const stats = await extractArchive(staged.path, command.targetDir, progress, false);
+      logger.info({ backup: summary, target: command.targetDir, ...stats }, 'archive restored');
+      return { exitCode: 0, message: `restored ${staged.object} into ${command.targetDir}: ${stats.files} files, ${stats.bytes} bytes`, backup: summary, stats };
+    }
+    const final = join(command.targetDir, staged.fileName);
+    if (command.overwrite) await unlink(final).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    // link, not rename: an existing file of that name is refused, never replaced.
+    await link(staged.path, final).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'EEXIST' ? new Error(`${final} already exists; refusing to replace it (spec.target.overwrite: true replaces it)`) : err;
+    });
+    await syncDirectory(command.targetDir);
+    logger.info({ backup: summary, target: command.targetDir }, 'snapshot restored');
+    return { exitCode: 0, message: `restored ${staged.object} into ${command.targetDir} as ${staged.fileName}`, backup: summary };
+  } catch (err) {
+    const message = err instanceof UnsafeEntryError ? err.message : describeIoError(`restore of ${staged.object} failed (the target may hold part of it)`, err);
+    logger.error(message);
+    return { exitCode: 1, message, backup: summary };
+  } finally {
+    progress.stop();
+    await rm(staged.path, { force: true });
+  }
+}
+
+/** Reads `archive` through the strict tar reader with every entry's path checked; throws before anything is written. */
+async function checkArchivePaths(archive: string, compressed: boolean): Promise<void> {
+  const reader = new TarReader(new EntryPlan());
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      try {
+        reader.push(chunk);
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+  });
+  await (compressed ? pipeline(createReadStream(archive), createGunzip(), sink) : pipeline(createReadStream(archive), sink));
+  reader.finish();
+}
+
+/** Extracts `archive` (.tar.gz, or a plain tar) into `targetDir`; the entries' paths are checked again as they come. */
+export async function extractArchive(archive: string, targetDir: string, progress?: Progress, compressed = true): Promise<ExtractStats> {
   const extractor = new Extractor({ targetDir, ...(progress ? { onBytes: (n: number) => progress.add(n) } : {}) });
   const reader = new TarReader(extractor);
   const sink = new Writable({
@@ -117,7 +191,7 @@ export async function extractArchive(archive: string, targetDir: string, progres
       extractor.drain().then(() => done(), done);
     },
   });
-  await pipeline(createReadStream(archive), createGunzip(), sink);
+  await (compressed ? pipeline(createReadStream(archive), createGunzip(), sink) : pipeline(createReadStream(archive), sink));
   reader.finish();
   return extractor.finish();
 }
