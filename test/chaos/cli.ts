@@ -16,7 +16,30 @@ import { SCENARIOS } from './scenarios.ts';
 import type { ScenarioResult } from './scenario.ts';
 import { formatTable } from './table.ts';
 
-const { values } = parseArgs({ options: { seed: { type: 'string' }, only: { type: 'string' }, reduced: { type: 'boolean' }, 'soak-minutes': { type: 'string' } } });
+const USAGE = `usage: npm run chaos -- [--seed N] [--only R1,R2,R3,R4,R5,Soak] [--reduced] [--soak-minutes M]
+  --seed N           replay a run (the seed is printed at the start and on every row)
+  --only IDS         run only these scenarios, comma-separated
+  --reduced          the sizes npm test runs
+  --soak-minutes M   the soak's length (default 10)
+Exit 0 when every row passes, 1 when one fails, 2 on a bad command line.
+`;
+
+const OPTIONS = { seed: { type: 'string' }, only: { type: 'string' }, reduced: { type: 'boolean' }, 'soak-minutes': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
+function parseCommandLine(): ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>> {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const { values } = parseCommandLine();
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const seed = values.seed === undefined ? freshSeed() : Number(values.seed);
 if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative integer, got ${values.seed}`);
 const only = values.only?.split(',').map((s) => s.trim().toUpperCase());
