@@ -40,9 +40,11 @@ export interface VerifyArchiveOptions {
   readonly expectedMetadataSha256?: string;
   /** Hears of every entry (a restore checks each path before it writes anything). @default none */
   readonly sink?: TarSink;
+  /** The file is gzip-compressed (a `.tar.gz`); false for a plain tar (what an object store fetch leaves). @default true */
+  readonly gzip?: boolean;
 }
 
-/** Reads `path` through gunzip and the tar reader; rejects with {@link ArchiveInvalidError}. */
+/** Reads `path` through gunzip (unless `gzip: false`) and the tar reader; rejects with {@link ArchiveInvalidError}. */
 export async function verifyArchive(path: string, options: VerifyArchiveOptions = {}): Promise<ArchiveReport> {
   const { size } = await stat(path);
   const hash = createHash('sha256');
@@ -66,7 +68,7 @@ export async function verifyArchive(path: string, options: VerifyArchiveOptions 
   });
   let metadataSha256: string;
   try {
-    await pipeline(createReadStream(path), hasher, createGunzip(), tar);
+    await (options.gzip === false ? pipeline(createReadStream(path), hasher, tar) : pipeline(createReadStream(path), hasher, createGunzip(), tar));
     metadataSha256 = reader.finish().metadataSha256;
   } catch (err) {
     throw new ArchiveInvalidError(path, (err as Error).message, { cause: err });

@@ -5,6 +5,7 @@
  * restore of it reach a bucket the same way and run under the same Pod Security.
  */
 import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
+import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IPodSecurityContext } from 'kubernetes-models/v1/PodSecurityContext';
 import type { ISecurityContext } from 'kubernetes-models/v1/SecurityContext';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
@@ -88,5 +89,40 @@ export function s3CaVolume(store: ObjectStore | undefined): { volume: IVolume; m
   return {
     volume: { name: 's3-ca', secret: { secretName: store.caSecretName, defaultMode: 0o440, items: [{ key: S3_CA_KEY, path: S3_CA_KEY }] } },
     mount: { name: 's3-ca', mountPath: S3_CA_MOUNT_PATH, readOnly: true },
+  };
+}
+
+/** What differs between a backup's and a restore's runner Pod. */
+export interface RunnerPod {
+  readonly containerName: string;
+  readonly image: string;
+  readonly args: string[];
+  readonly env: IEnvVar[];
+  readonly resources: { readonly requests?: ResourceList; readonly limits?: ResourceList } | undefined;
+  readonly podSecurity: PodSecurity | undefined;
+  readonly mounts: IVolumeMount[];
+  readonly volumes: IVolume[];
+}
+
+/** The Pod spec of a runner: one container, no API access, restricted, never restarted in place. */
+export function runnerPodSpec(pod: RunnerPod): IPodSpec {
+  return {
+    // Never: each retry is a fresh Pod whose logs survive; backoffLimit counts them.
+    restartPolicy: 'Never',
+    // The runner needs no Kubernetes API access.
+    automountServiceAccountToken: false,
+    securityContext: podSecurityContext(pod.podSecurity),
+    containers: [
+      {
+        name: pod.containerName,
+        image: pod.image,
+        args: pod.args,
+        env: pod.env,
+        resources: copyResources(pod.resources),
+        securityContext: containerSecurityContext(),
+        volumeMounts: pod.mounts,
+      },
+    ],
+    volumes: pod.volumes,
   };
 }

@@ -17,7 +17,7 @@ import {
   SOURCE_MOUNT_PATH,
   TMP_MOUNT_PATH,
 } from './backup-contract.ts';
-import { containerSecurityContext, copyResources, credentialEnv, DEFAULT_BACKUP_RESOURCES, objectStoreFlags, objectStoreUrl, podSecurityContext, s3CaVolume } from './backup-pod.ts';
+import { credentialEnv, DEFAULT_BACKUP_RESOURCES, objectStoreFlags, objectStoreUrl, runnerPodSpec, s3CaVolume } from './backup-pod.ts';
 import { DEFAULT_BACKUP_IMAGE } from './image.ts';
 import { childLabels } from './labels.ts';
 import { childName, childNamespace, ownerName, ownerReference } from './owner-reference.ts';
@@ -164,30 +164,21 @@ export function buildCronJob(schedule: AnyBackupSchedule, options: BuildOptions 
             : { podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { containerName: BACKUP_CONTAINER_NAME, operator: 'In', values: [...FINAL_EXIT_CODES] } }] } }),
           template: {
             metadata: { labels: { ...labels } },
-            spec: {
-              // Never: each retry is a fresh Pod whose logs survive; backoffLimit counts them.
-              restartPolicy: 'Never',
-              // The runner needs no Kubernetes API access.
-              automountServiceAccountToken: false,
-              securityContext: podSecurityContext(spec.podSecurityContext),
-              containers: [
-                {
-                  name: BACKUP_CONTAINER_NAME,
-                  image: spec.image ?? options.image ?? DEFAULT_BACKUP_IMAGE,
-                  args: backupArgs(spec),
-                  env: [
-                    { name: ENV_SCHEDULE_NAMESPACE, value: namespace },
-                    { name: ENV_SCHEDULE_NAME, value: ownerName(schedule) },
-                    { name: 'TMPDIR', value: TMP_MOUNT_PATH },
-                    ...credentialEnv(spec.destination.objectStore),
-                  ],
-                  resources: copyResources(resources),
-                  securityContext: containerSecurityContext(),
-                  volumeMounts: mounts,
-                },
+            spec: runnerPodSpec({
+              containerName: BACKUP_CONTAINER_NAME,
+              image: spec.image ?? options.image ?? DEFAULT_BACKUP_IMAGE,
+              args: backupArgs(spec),
+              env: [
+                { name: ENV_SCHEDULE_NAMESPACE, value: namespace },
+                { name: ENV_SCHEDULE_NAME, value: ownerName(schedule) },
+                { name: 'TMPDIR', value: TMP_MOUNT_PATH },
+                ...credentialEnv(spec.destination.objectStore),
               ],
+              resources,
+              podSecurity: spec.podSecurityContext,
+              mounts,
               volumes,
-            },
+            }),
           },
         },
       },

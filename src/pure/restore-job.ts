@@ -14,7 +14,7 @@ import { RESTORE_KIND } from '../api/restore-schema.ts';
 import { validateRestore } from '../api/validate.ts';
 import type { OwnerReference } from '../kube/object.ts';
 import { TMP_MOUNT_PATH } from './backup-contract.ts';
-import { containerSecurityContext, copyResources, credentialEnv, objectStoreFlags, objectStoreUrl, podSecurityContext, s3CaVolume } from './backup-pod.ts';
+import { credentialEnv, objectStoreFlags, objectStoreUrl, runnerPodSpec, s3CaVolume } from './backup-pod.ts';
 import { DEFAULT_BACKUP_IMAGE } from './image.ts';
 import { LABEL_COMPONENT, LABEL_INSTANCE, LABEL_MANAGED_BY, LABEL_NAME, LABEL_PART_OF, OPERATOR_NAME } from './labels.ts';
 import { HASH_LENGTH, labelValueFor, MAX_LABEL_VALUE_LENGTH } from './names.ts';
@@ -141,23 +141,16 @@ export function buildRestoreJob(restore: Restore, resolved?: ResolvedSource, opt
       ...(spec.activeDeadlineSeconds === undefined ? {} : { activeDeadlineSeconds: spec.activeDeadlineSeconds }),
       template: {
         metadata: { labels: { ...labels } },
-        spec: {
-          restartPolicy: 'Never',
-          automountServiceAccountToken: false,
-          securityContext: podSecurityContext(spec.podSecurityContext),
-          containers: [
-            {
-              name: RESTORE_CONTAINER_NAME,
-              image: spec.image ?? options.image ?? DEFAULT_BACKUP_IMAGE,
-              args,
-              env: [{ name: 'TMPDIR', value: TMP_MOUNT_PATH }, ...credentialEnv(source.objectStore)],
-              resources: copyResources(spec.resources),
-              securityContext: containerSecurityContext(),
-              volumeMounts: mounts,
-            },
-          ],
+        spec: runnerPodSpec({
+          containerName: RESTORE_CONTAINER_NAME,
+          image: spec.image ?? options.image ?? DEFAULT_BACKUP_IMAGE,
+          args,
+          env: [{ name: 'TMPDIR', value: TMP_MOUNT_PATH }, ...credentialEnv(source.objectStore)],
+          resources: spec.resources,
+          podSecurity: spec.podSecurityContext,
+          mounts,
           volumes,
-        },
+        }),
       },
     },
   };

@@ -17,6 +17,7 @@ import { createGunzip } from 'node:zlib';
 import { EXIT_RESTORE_REFUSED } from '../../pure/restore-contract.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import { verifyArchive } from '../archive-verify.ts';
 import { describeIoError } from '../backup-errors.ts';
 import { makeDirectories, syncDirectory, TempFile } from '../durable-file.ts';
 import { Progress } from '../progress.ts';
@@ -130,7 +131,7 @@ async function runObjectStoreRestore(command: RestoreCommand, source: ObjectStor
   try {
     if (staged.kind === 'volume-archive') {
       try {
-        await checkArchivePaths(staged.path, false);
+        await verifyArchive(staged.path, { sink: new EntryPlan(), gzip: false });
       } catch (err) {
         return refused(logger, err);
       }
@@ -157,23 +158,6 @@ async function runObjectStoreRestore(command: RestoreCommand, source: ObjectStor
     progress.stop();
     await rm(staged.path, { force: true });
   }
-}
-
-/** Reads `archive` through the strict tar reader with every entry's path checked; throws before anything is written. */
-async function checkArchivePaths(archive: string, compressed: boolean): Promise<void> {
-  const reader = new TarReader(new EntryPlan());
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      try {
-        reader.push(chunk);
-        done();
-      } catch (err) {
-        done(err as Error);
-      }
-    },
-  });
-  await (compressed ? pipeline(createReadStream(archive), createGunzip(), sink) : pipeline(createReadStream(archive), sink));
-  reader.finish();
 }
 
 /** Extracts `archive` (.tar.gz, or a plain tar) into `targetDir`; the entries' paths are checked again as they come. */
