@@ -10,11 +10,12 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Transform, Writable, type TransformCallback } from 'node:stream';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BackupName } from './backup-names.ts';
 import { ageDecryptStream } from './pipeline/age-stream.ts';
 import { decompressor } from './pipeline/compression.ts';
+import { sha256Pass } from './pipeline/sha256-pass.ts';
 import { tarChecker } from './pipeline/tar-check.ts';
 import { verifySnapshot } from './snapshot-verify.ts';
 
@@ -31,31 +32,25 @@ export interface EncryptedCheck {
 
 /** Reads `path` once: its SHA-256 always; with `identities`, the decrypted content checked too. */
 export async function checkEncryptedFile(path: string, name: BackupName, identities: readonly string[] | undefined): Promise<EncryptedCheck> {
-  const hash = createHash('sha256');
-  const hasher = new Transform({
-    transform(chunk: Buffer, _enc, done: TransformCallback) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
+  const hash = sha256Pass();
   const drain = (): Writable => new Writable({ write: (_c, _e, done) => done() });
   if (identities === undefined) {
-    await pipeline(createReadStream(path), hasher, drain());
-    return { sha256: hash.digest('hex'), content: 'not checked: encrypted, no --identity' };
+    await pipeline(createReadStream(path), hash.stream, drain());
+    return { sha256: hash.hex(), content: 'not checked: encrypted, no --identity' };
   }
   const scratch = name.kind === 'etcd-snapshot' ? await mkdtemp(join(tmpdir(), 'backup-verify-')) : undefined;
   try {
     const check = tarChecker();
     const plain = scratch === undefined ? [check.stream, drain()] : [createWriteStream(join(scratch, 'snapshot.db'), { mode: 0o600 })];
     try {
-      await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(createReadStream(path), hasher, ageDecryptStream(identities), decompressor(name.compression), ...plain);
+      await (pipeline as unknown as (...s: unknown[]) => Promise<void>)(createReadStream(path), hash.stream, ageDecryptStream(identities), decompressor(name.compression), ...plain);
     } catch (err) {
       // The hash of what was read so far is not the file's: read the rest for the sidecar comparison.
       const whole = createHash('sha256');
       for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) whole.update(chunk);
       return { sha256: whole.digest('hex'), content: 'checked', problem: (err as Error).message };
     }
-    const sha256 = hash.digest('hex');
+    const sha256 = hash.hex();
     if (scratch === undefined) return { sha256, content: 'checked', entries: await check.entries() };
     try {
       const report = await verifySnapshot(join(scratch, 'snapshot.db'));

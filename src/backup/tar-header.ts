@@ -126,14 +126,9 @@ export function encodeHeader(entry: TarEntry): Buffer {
 export const END_OF_ARCHIVE = Buffer.alloc(2 * BLOCK);
 
 /** The metadata of one entry that a restore reproduces, in the form writer and verifier both hash. */
-export interface EntryMetadata {
+export interface EntryMetadata extends Pick<TarEntry, 'type' | 'mode' | 'uid' | 'gid' | 'mtime'> {
   /** The path the entry extracts to (a sparse file's real name, not its `GNUSparseFile.0/` name). */
   readonly name: string;
-  readonly type: TarType;
-  readonly mode: number;
-  readonly uid: number;
-  readonly gid: number;
-  readonly mtime: number;
   /** The extracted size (a sparse file's real size). */
   readonly size: number;
   readonly linkname: string | undefined;

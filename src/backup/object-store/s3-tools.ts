@@ -6,14 +6,13 @@
  * leaves OUT only when every check passed: the snapshot `etcdctl snapshot restore` takes, or the tar.
  */
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, basename } from 'node:path';
-import { Readable, Transform, Writable, type TransformCallback } from 'node:stream';
+import { Readable, Writable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BackupKind } from '../backup-names.ts';
+import type { Verification } from '../backup-tools.ts';
 import { parseSidecar } from '../sidecar.ts';
 import { verifySnapshot } from '../snapshot-verify.ts';
 import { ageDecryptStream } from '../pipeline/age-stream.ts';
@@ -26,33 +25,15 @@ import { listBackupObjects } from './s3-bucket.ts';
 import { describeS3Error } from './s3-errors.ts';
 import { keyOf, parseS3ObjectUrl, parseS3Url, type S3Location } from './s3-location.ts';
 import { tarChecker } from '../pipeline/tar-check.ts';
+import { sha256Pass } from '../pipeline/sha256-pass.ts';
 
-/** Result of {@link verifyObject} and {@link fetchObject}. */
-export interface ObjectVerification {
+/**
+ * Result of {@link verifyObject} and {@link fetchObject}: a file's {@link Verification} named by its
+ * object, where whether the content was checked is always said (every object may be encrypted).
+ */
+export interface ObjectVerification extends Omit<Verification, 'file' | 'content'> {
   readonly object: string;
-  readonly kind: BackupKind;
-  readonly size: number;
-  readonly ok: boolean;
-  readonly problem?: string;
-  readonly sha256?: string;
-  readonly sidecar: 'matches' | 'missing' | 'mismatch' | 'malformed';
-  /** Whether the content (after decryption and decompression) was checked. */
-  readonly content: 'checked' | 'not checked: encrypted, no --identity';
-  readonly revision?: number;
-  readonly totalKeys?: number;
-  readonly entries?: number;
-}
-
-/** A pass-through that hashes what flows through it. */
-function hasher(): { readonly stream: Transform; readonly hex: () => string } {
-  const hash = createHash('sha256');
-  const stream = new Transform({
-    transform(chunk: Buffer, _enc, done: TransformCallback) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  return { stream, hex: () => hash.digest('hex') };
+  readonly content: NonNullable<Verification['content']>;
 }
 
 /**
@@ -87,7 +68,7 @@ async function downloadAndCheck(client: S3Client, url: string, identities: strin
   if (output !== undefined && !canRead) throw new Error(`${object} is age-encrypted: pass --identity=<file with its AGE-SECRET-KEY-1… line>`);
   const base = { object, kind: parsed.kind, size, sidecar };
   const { Body } = await s3(object, () => client.send(new GetObjectCommand({ Bucket: target.bucket, Key: key })));
-  const hash = hasher();
+  const hash = sha256Pass();
   const stages: Transform[] = [hash.stream];
   let scratch: string | undefined;
   let plainPath: string | undefined;
