@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The controller image (also the backup Jobs' image: `backup …`): the esbuild bundle (scripts/bundle.ts)
 # on a distroless Node 24 base.
-#   docker build -t ghcr.io/kubelings/backupschedule-operator:0.1.0 .
+#   docker build -t ghcr.io/kubelings/backupschedule-operator:0.3.0 .
 # The e2e tests and `npm run demo` run the same bundle (build/controller.mjs) outside a container.
 
 FROM node:24-bookworm-slim AS build
