@@ -23,8 +23,8 @@
  * secretKeyRef to the same key of spec.destination.objectStore.credentialsSecretName (never an argument).
  * Mounts: the destination claim read-write at /backup/destination; a source claim read-only at
  * /backup/source; the etcd TLS Secret read-only at /etc/backup/etcd-tls (ca.crt, tls.crt, tls.key);
- * a writable emptyDir at /tmp (the root filesystem is read-only; an etcd snapshot bound for an object store
- * is staged there, so that emptyDir then has a sizeLimit of {@link ETCD_SCRATCH_SIZE_LIMIT}); the
+ * a writable emptyDir at /tmp (the root filesystem is read-only; an etcd snapshot bound for an object store,
+ * or encrypted to a claim, is staged there, so that emptyDir then has a sizeLimit of {@link ETCD_SCRATCH_SIZE_LIMIT}); the
  * object store's CA Secret's ca.crt read-only at /etc/backup/s3-ca/ca.crt.
  * The Pod runs as {@link BACKUP_USER_ID} unless spec.podSecurityContext names other IDs.
  * Exit code 0 = backup written, verified and what no --keep-* rule keeps pruned; 1 = failed; 2 = usage;
@@ -66,7 +66,7 @@ export const CREDENTIAL_ENV_VARS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'
 export const OPTIONAL_CREDENTIAL_ENV_VARS: readonly string[] = ['AWS_SESSION_TOKEN'];
 /**
  * The `sizeLimit` of the scratch emptyDir when an etcd snapshot is staged there on its way to an object
- * store: etcd's largest supported backend (--quota-backend-bytes, 8 GiB suggested maximum), which bounds
+ * store or through encryption to a claim: etcd's largest supported backend (--quota-backend-bytes, 8 GiB suggested maximum), which bounds
  * the snapshot. Past it the kubelet evicts the Pod, rather than let it fill the node's disk.
  */
 export const ETCD_SCRATCH_SIZE_LIMIT = '8Gi';

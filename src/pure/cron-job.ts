@@ -81,12 +81,15 @@ function backupArgs(spec: Spec): string[] {
 }
 
 /**
- * The scratch emptyDir at /tmp. An etcd snapshot bound for an object store is staged there whole, so it
- * gets a sizeLimit: the container's ephemeral-storage limit when the spec sets one, else etcd's largest
- * supported backend. Every other shape stages nothing big and keeps the plain emptyDir it always had.
+ * The scratch emptyDir at /tmp. An etcd snapshot is staged there whole on its way through the encode
+ * pipeline (bbolt's check needs random access to it): to an object store, and to a claim when it is
+ * encrypted (the claim only ever holds the ciphertext). So it then gets a sizeLimit: the container's
+ * ephemeral-storage limit when the spec sets one, else etcd's largest supported backend. Every other
+ * shape stages nothing big and keeps the plain emptyDir it always had (0.2.0's children stay as they were).
  */
 function scratchVolume(spec: Spec): IVolume {
-  if (spec.destination.objectStore === undefined || spec.source.etcd === undefined) return { name: 'tmp', emptyDir: {} };
+  const throughPipeline = spec.destination.objectStore !== undefined || (spec.encryption?.ageRecipients ?? []).length > 0;
+  if (spec.source.etcd === undefined || !throughPipeline) return { name: 'tmp', emptyDir: {} };
   return { name: 'tmp', emptyDir: { sizeLimit: spec.resources?.limits?.['ephemeral-storage'] ?? ETCD_SCRATCH_SIZE_LIMIT } };
 }
 

@@ -59,6 +59,18 @@ describe('buildCronJob for an ObjectStore destination', () => {
     expect(tmp(input('17-v1-gfs-etcd.yaml'))).toEqual({ name: 'tmp', emptyDir: {} });
   });
 
+  it('bounds the scratch volume of an etcd snapshot encrypted to a claim (staged whole in /tmp too); a claim without encryption or a volume source stays unbounded', () => {
+    const tmp = (schedule: v1.BackupSchedule) => podOf(schedule).volumes?.find((v) => v.name === 'tmp');
+    const encryptedEtcd = input('25-v1-etcd-pvc-encrypted.yaml');
+    expect(tmp(encryptedEtcd)).toEqual({ name: 'tmp', emptyDir: { sizeLimit: '8Gi' } });
+    encryptedEtcd.spec.resources = { limits: { 'ephemeral-storage': '3Gi' } };
+    expect(tmp(encryptedEtcd)).toEqual({ name: 'tmp', emptyDir: { sizeLimit: '3Gi' } });
+    const plainEtcd = input('25-v1-etcd-pvc-encrypted.yaml');
+    delete plainEtcd.spec.encryption;
+    expect(tmp(plainEtcd)).toEqual({ name: 'tmp', emptyDir: {} });
+    expect(tmp(input('24-v1-pvc-encrypted.yaml'))).toEqual({ name: 'tmp', emptyDir: {} });
+  });
+
   it('passes --s3-allow-http only when the spec opts in to a plain http endpoint', () => {
     const schedule = toS3();
     schedule.spec.destination.objectStore = { ...schedule.spec.destination.objectStore!, endpoint: 'http://minio.storage:9000', allowHttp: true };
