@@ -2,7 +2,7 @@
  * Every verb of every rule of the RBAC in dist/ is needed: with any one verb removed (the whole rule
  * when it has one verb), a short scenario that exercises everything the controller does (leader
  * election, create, status, heal by patch, finding a child whose labels were removed with a GET, Events
- * including an aggregated repeat, a backup Job's failure seen through the Jobs watch, the conversion webhook's certificate Secret and CRD caBundle, so that a
+ * including an aggregated repeat, a backup Job's failure seen through the Jobs watch, a Restore's Job and status, the conversion webhook's certificate Secret and CRD caBundle, so that a
  * schedule written in v1alpha1 is converted) fails, and the request log shows the controller being refused (403). With the full RBAC it
  * passes without a single 403. The server enforces OwnerReferencesPermissionEnforcement (see the
  * harness), which makes `backupschedules/finalizers: update` provable too. The `certificates: 'cert-manager'`
@@ -14,7 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testing } from 'cdk8s';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CRD_NAME } from '../../src/api/constants.ts';
+import { RESTORES } from '../../src/controller/resources.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
+import { ResourceClient } from '../../src/kube/resource-client.ts';
 import { OperatorChart, WEBHOOK_SERVICE_NAME } from '../../src/manifests/index.ts';
 import { webhookDnsNames } from '../../src/pure/names.ts';
 import { caAndServing, KubeletSecretVolume, tlsSecretFiles } from '../runtime/kubelet-secret-volume.ts';
@@ -120,6 +123,11 @@ async function runScenario(without?: RuleCase, variant?: Variant): Promise<Outco
     const child = await k.waitForCronJob('rbac', 'nightly');
     await runJob(cluster.admin, child as ChildCronJob, 'nightly-29000000', failedJobStatus('2026-12-01T03:00:00Z', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit'));
     await k.waitForReady('rbac', 'nightly', (s) => s.status?.conditions?.some((c) => c.type === 'LastBackupSucceeded' && c.status === 'False') === true, 60_000);
+    // A Restore of that schedule (after the initial LIST: through the Restores watch): its Job created
+    // (blockOwnerDeletion: restores/finalizers) and its status written.
+    const restores = new ResourceClient<KubeObject & { status?: { jobName?: string } }>(cluster.admin, RESTORES);
+    await restores.create({ apiVersion: 'kubelings.dev/v1', kind: 'Restore', metadata: { name: 'drill', namespace: 'rbac' }, spec: { from: { backupScheduleName: 'nightly' }, backup: 'latest', target: { persistentVolumeClaim: { claimName: 'restored' } } } } as KubeObject);
+    await waitFor('the Restore to have its Job', async () => (await restores.get({ namespace: 'rbac', name: 'drill' })).status?.jobName === 'restore-drill', 60_000);
     await waitFor('the Created event and an Updated event counted at least twice', async () => {
       const events = await k.events('rbac', 'nightly');
       return events.some((e) => e.reason === 'Created') && events.some((e) => e.reason === 'Updated' && e.count >= 2);
@@ -186,7 +194,8 @@ async function certManagerVariant(dir: string): Promise<Variant> {
   const documents = objects
     .filter((o) => o.kind !== 'Issuer' && o.kind !== 'Certificate')
     .map((o) => {
-      if (o.kind !== 'CustomResourceDefinition') return o;
+      // Only the BackupSchedule CRD converts; the Restore CRD has one version.
+      if (o.kind !== 'CustomResourceDefinition' || o.metadata.name !== CRD_NAME) return o;
       const crd = structuredClone(o) as KubeObject & { spec: { conversion: { webhook: { clientConfig: Record<string, unknown> } } } };
       crd.spec.conversion.webhook.clientConfig['caBundle'] = caBundle;
       return crd;
