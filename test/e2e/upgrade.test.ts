@@ -5,16 +5,18 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle } from './harness.ts';
-import { runUpgrade, type UpgradeResult } from './upgrade.ts';
+import { PREVIOUS_BACKUP_IMAGE, runUpgrade, type UpgradeResult } from './upgrade.ts';
 
 let result: UpgradeResult;
 
 beforeAll(async () => {
-  result = await runUpgrade({ bundle: await buildBundle(), schedules: 500 });
+  // About the CRD and storage upgrade: the chart's backupImage pinned to 0.1.0's runner, so the roll
+  // itself must write no child (unpinned, the new runner rewrites each once: upgrade-0.2.0.test.ts).
+  result = await runUpgrade({ bundle: await buildBundle(), schedules: 500, backupImage: PREVIOUS_BACKUP_IMAGE });
 }, 240_000);
 
 describe('upgrade from 0.1.0 (v1alpha1) to v1', () => {
-  it('writes no child: every CronJob keeps its resourceVersion through the roll and the migration', () => {
+  it('writes no child with backupImage pinned: every CronJob keeps its resourceVersion through the roll and the migration', () => {
     expect(result.childWrites).toEqual([]);
     expect(result.changedChildren).toEqual([]);
   });

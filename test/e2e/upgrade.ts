@@ -10,13 +10,18 @@
  *  3. the Deployment rolls: a new replica starts beside the two old ones (the webhook Service selects
  *     only new replicas), then an old one stops, a second new one starts, the last old one stops;
  *  4. a new replica leads and has reconciled every schedule (from v1, converted from the stored
- *     v1alpha1 by the webhook) with the writes it needed: none to children;
+ *     v1alpha1 by the webhook) with the writes it needed: none to children when the chart's
+ *     `backupImage` is pinned to the previous runner (the test and the bench do; unpinned, every child is
+ *     rewritten once for the new runner, which test/e2e/upgrade-0.2.0.test.ts checks);
  *  5. `migrate-storage` rewrites every object in v1 and leaves `status.storedVersions: [v1]`;
  *  6. a v1alpha1 manifest applied afterwards (an unchanged GitOps repo) and a v1 one both work.
  *
  * Shared by test/e2e/upgrade.test.ts (500 schedules) and bench/upgrade-bench.ts (10,000).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { isAlreadyExists } from '../../src/kube/api-status-error.ts';
@@ -24,6 +29,7 @@ import type { KubeClient } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { toV1 } from '../../src/conversion/index.ts';
 import type { BackupSchedule } from '../../src/api/index.ts';
+import { synthesize } from '../../src/manifests/synthesize.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
 import { clientFor, ControllerProcess, CONTROLLER_USER, deploymentArgs, distDocuments, kustomizationDocuments, sleep, startCluster, waitFor, type Cluster, type ClusterOptions } from './harness.ts';
 import { api, listAll, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
@@ -33,6 +39,24 @@ const RELEASE = fileURLToPath(new URL('../fixtures/release-0.1.0/', import.meta.
 export const PREVIOUS_BUNDLE = `${RELEASE}controller/controller.mjs`;
 /** The previous release's dist/, in apply order. */
 export const previousReleaseDocuments = (): KubeObject[] => kustomizationDocuments(`${RELEASE}dist`);
+
+/** The image 0.1.0 and 0.2.0 run backups with: what a user pins the chart's `backupImage` to, to write no child. */
+export const PREVIOUS_BACKUP_IMAGE = 'ghcr.io/kubelings/backupschedule-operator:0.1.0';
+
+/**
+ * This checkout's dist/, synthesized as a user does with the chart's `backupImage` set (the controller's
+ * `--backup-image`), in apply order: dist/ itself when `backupImage` is undefined.
+ */
+export function releaseDocuments(backupImage?: string): KubeObject[] {
+  if (backupImage === undefined) return distDocuments();
+  const dir = mkdtempSync(join(tmpdir(), 'pinned-dist-'));
+  try {
+    synthesize(dir, { includeExample: false, backupImage });
+    return kustomizationDocuments(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 const NAMESPACE = 'upgrade';
 
@@ -47,6 +71,12 @@ export interface UpgradeOptions {
   readonly log?: (line: string) => void;
   /** Test API server options (the bench keeps more watch history, as etcd does). @default {} */
   readonly server?: ClusterOptions['server'];
+  /**
+   * The chart's `backupImage` of the new release. The test and the bench are about the CRD and storage
+   * upgrade, so they pin it to the previous runner ({@link PREVIOUS_BACKUP_IMAGE}): then no child needs a
+   * write. @default this release's default (every child rewritten once for the new runner)
+   */
+  readonly backupImage?: string;
 }
 
 /** What the upgrade did; the test asserts on it and the bench prints it. */
@@ -152,17 +182,18 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
 
     // 2. The new dist/, applied in file order.
     const upgradeStart = Date.now();
-    await applyRelease(cluster.admin, distDocuments());
+    const next = releaseDocuments(options.backupImage);
+    await applyRelease(cluster.admin, next);
     log('new dist/ applied');
 
     // 3. The roll: new beside old, then old out one by one.
-    const newA = start(options.bundle, distDocuments(), 'new-a');
+    const newA = start(options.bundle, next, 'new-a');
     await cluster.routeWebhookTo(newA);
     await waitFor('the first new replica to be ready', () => readyzOk(newA), 120_000, 200);
     log('first new replica ready (webhook serving, caches synced)');
     await sleep(options.sideBySideMs ?? 2_000);
     await replicas[0]!.stop();
-    const newB = start(options.bundle, distDocuments(), 'new-b');
+    const newB = start(options.bundle, next, 'new-b');
     await waitFor('the second new replica to be ready', () => readyzOk(newB), 120_000, 200);
     await replicas[1]!.stop();
     log('old replicas stopped');
