@@ -15,7 +15,7 @@ import { parseBackupFlags } from './backup-flags.ts';
 import { ENV_SCHEDULE_NAME, ENV_SCHEDULE_NAMESPACE } from '../pure/backup-contract.ts';
 import type { RetentionPolicy } from './retention.ts';
 import { ageRecipientsFrom, compressionFrom, objectStoreTargetFrom, S3_FLAG_OPTIONS, s3OptionsFrom, UPLOAD_FLAG_OPTIONS, type ObjectStoreTarget } from './object-store/object-store-args.ts';
-import type { S3Options } from './object-store/s3-client.ts';
+import type { S3Options } from './object-store/s3-options.ts';
 import type { Compression } from './pipeline/compression.ts';
 
 /** What a backup run takes from. */

@@ -35,4 +35,23 @@ describe('the controller bundle', () => {
     const esImportOfHttp = /(?:\bfrom|\bimport)\s*\(?\s*["'](?:node:)?http["']/;
     expect(files.filter((file) => esImportOfHttp.test(readFileSync(file, 'utf8')))).toEqual([]);
   });
+
+  it("loads the AWS SDK only for a command that talks to a bucket: the backup runner's static imports never reach S3Client", async () => {
+    const chunks = join(dirname(await buildBundle()), 'chunks');
+    // src/backup/main.ts, the runner's entry (the image's entry imports it for `backup`).
+    const runnerMain = readdirSync(chunks).find((file) => file.startsWith('main-') && readFileSync(join(chunks, file), 'utf8').includes('scavengeEvery'));
+    expect(runnerMain).toBeDefined();
+    // Every chunk reached by static (`from "./x.mjs"`) or side-effect (`import "./x.mjs"`) imports.
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const match of readFileSync(join(chunks, file), 'utf8').matchAll(/(?:\bfrom|^import)\s*["']\.\/([^"']+\.mjs)["']/gm)) visit(match[1] ?? '');
+    };
+    visit(runnerMain ?? '');
+    expect(reached.size).toBeGreaterThan(3);
+    expect([...reached].filter((file) => readFileSync(join(chunks, file), 'utf8').includes('S3Client'))).toEqual([]);
+    // The S3 client is in the bundle, behind the dynamic imports of the object-store commands.
+    expect(readdirSync(chunks).some((file) => readFileSync(join(chunks, file), 'utf8').includes('S3Client'))).toBe(true);
+  });
 });

@@ -6,7 +6,7 @@
  *   [--s3-verify=etag|download]
  */
 import type { Compression } from './object-names.ts';
-import { checkS3Options, type S3Options } from './s3-client.ts';
+import { checkS3Options, type S3Options } from './s3-options.ts';
 import { parseS3Url, type S3Location } from './s3-location.ts';
 
 /** Where and how a run uploads. */

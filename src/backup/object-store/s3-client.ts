@@ -9,20 +9,7 @@ import { createHash } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
 import { S3Client } from '@aws-sdk/client-s3';
 import { http } from '../../runtime/node-http.ts';
-
-/** How to reach the object store (flags `--s3-*`). */
-export interface S3Options {
-  /** `--s3-endpoint`: an S3-compatible server's URL; unset: AWS S3 of the region. */
-  readonly endpoint: string | undefined;
-  /** `--s3-region`; unset: `AWS_REGION`, `AWS_DEFAULT_REGION`, then us-east-1. */
-  readonly region: string | undefined;
-  /** `--s3-force-path-style`: `https://host/bucket/key` instead of `https://bucket.host/key`. */
-  readonly forcePathStyle: boolean;
-  /** `--s3-ca-file`: PEM CA bundle trusted for the endpoint (private CAs); added to the system's. */
-  readonly caFile: string | undefined;
-  /** `--s3-allow-http`: the explicit opt-in an `http://` endpoint needs (credentials and data in clear). */
-  readonly allowHttp: boolean;
-}
+import { checkS3Options, type S3Options } from './s3-options.ts';
 
 /** Attempts per request: throttling (503 SlowDown) and transient errors back off exponentially in between. */
 export const S3_MAX_ATTEMPTS = 6;
@@ -33,25 +20,6 @@ export const REQUEST_TIMEOUT_MS = 120_000;
 
 /** The environment variables the credentials come from. */
 export const CREDENTIAL_ENV = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'] as const;
-
-/**
- * Checks `options` (the `http://` opt-in, the endpoint's form) without touching the network.
- * @throws Error naming the flag and the problem.
- */
-export function checkS3Options(options: S3Options): void {
-  if (options.endpoint === undefined) return;
-  let url: URL;
-  try {
-    url = new URL(options.endpoint);
-  } catch {
-    throw new Error(`--s3-endpoint: ${JSON.stringify(options.endpoint)} is not a URL`);
-  }
-  if (url.protocol === 'http:' && !options.allowHttp) {
-    throw new Error(`--s3-endpoint: ${options.endpoint} is plain http (credentials and backups would cross the network unencrypted); use https, or pass --s3-allow-http to accept that`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--s3-endpoint: expected an http(s):// URL, got ${JSON.stringify(options.endpoint)}`);
-  if (url.username || url.password) throw new Error('--s3-endpoint: must not carry credentials (they come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)');
-}
 
 /**
  * An S3 client for `options`, credentials from `env`.

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { backupFileName, type BackupKind } from '../backup-names.ts';
-import type { S3Options } from '../object-store/s3-client.ts';
+import type { S3Options } from '../object-store/s3-options.ts';
 import { createS3Client } from '../object-store/s3-client.ts';
 import { listBackupObjects } from '../object-store/s3-bucket.ts';
 import { parseObjectBackupName, type ObjectBackupName } from '../object-store/object-names.ts';
