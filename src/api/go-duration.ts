@@ -3,7 +3,7 @@ import { goQuote } from './go-quote.ts';
 /**
  * Go's `time.ParseDuration`, which robfig/cron runs on the argument of `@every`: a sign, then one or
  * more `<decimal><unit>` terms (units ns, us, µs, μs, ms, s, m, h), or a bare "0"; the total must fit
- * in an int64 of nanoseconds. Only whether it parses (and Go's error text) matters here.
+ * in an int64 of nanoseconds. Validation needs Go's error text, the expected-interval metric the value.
  */
 
 const UNITS: ReadonlyMap<string, bigint> = new Map([
@@ -20,6 +20,18 @@ const LIMIT = 1n << 63n;
 
 /** Go's error for `time.ParseDuration(text)`, or undefined when it parses. */
 export function goParseDurationError(text: string): string | undefined {
+  const parsed = parseGoDuration(text);
+  return typeof parsed === 'string' ? parsed : undefined;
+}
+
+/** `time.ParseDuration(text)` in milliseconds, or undefined when Go would refuse it. */
+export function goDurationMs(text: string): number | undefined {
+  const parsed = parseGoDuration(text);
+  return typeof parsed === 'string' ? undefined : Number(parsed) / 1e6;
+}
+
+/** The duration in nanoseconds (signed), or Go's error text. */
+function parseGoDuration(text: string): bigint | string {
   const invalid = `time: invalid duration ${goQuote(text)}`;
   let rest = text;
   let negative = false;
@@ -27,7 +39,7 @@ export function goParseDurationError(text: string): string | undefined {
     negative = rest.startsWith('-');
     rest = rest.slice(1);
   }
-  if (rest === '0') return undefined;
+  if (rest === '0') return 0n;
   if (rest === '') return invalid;
   let total = 0n;
   while (rest !== '') {
@@ -55,7 +67,7 @@ export function goParseDurationError(text: string): string | undefined {
     if (total > LIMIT) return invalid;
   }
   if (!negative && total > LIMIT - 1n) return invalid;
-  return undefined;
+  return negative ? -total : total;
 }
 
 /** Go's `leadingFraction` and `uint64(float64(f) * (float64(unit) / scale))`: digits past int64 are dropped. */

@@ -7,27 +7,10 @@
  * robfig's `@every <duration>`, which it does not read, is its duration.
  */
 import { CronExpressionParser } from 'cron-parser';
+import { goDurationMs } from '../api/go-duration.ts';
 
 /** Due times sampled for the longest gap: a year of a monthly schedule, a fortnight of a daily one. */
 export const SAMPLED_RUNS = 16;
-
-const UNITS_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration (`1h30m`, `90s`) in ms, or undefined when it is not one. */
-function goDurationMs(text: string): number | undefined {
-  const parts = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h)/u;
-  let rest = text;
-  let total = 0;
-  if (rest === '') return undefined;
-  while (rest !== '') {
-    const match = parts.exec(rest);
-    if (!match) return undefined;
-    const unit = /(ns|us|µs|μs|ms|s|m|h)$/u.exec(match[0])![1]!;
-    total += Number(match[0].slice(0, -unit.length)) * UNITS_MS[unit]!;
-    rest = rest.slice(match[0].length);
-  }
-  return total;
-}
 
 /**
  * The longest gap in ms between consecutive due times of `schedule` (in `timeZone`, UTC when
