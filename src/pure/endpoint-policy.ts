@@ -52,12 +52,3 @@ export function endpointPatternProblem(pattern: string): string | undefined {
   if (!/^https?:\/\/[^\s/@]+\/?$/i.test(pattern)) return `endpoint pattern ${JSON.stringify(pattern)} is not an http(s)://host[:port] URL (or "*")`;
   return undefined;
 }
-
-/** The CronJob suspended, unless it is already: a child whose endpoint is no longer allowed must not keep running. Input not mutated. */
-export function suspendedCopy<T extends object>(cronJob: T): T | undefined {
-  const spec = (cronJob as { spec?: { suspend?: unknown } }).spec;
-  if (spec === undefined || spec.suspend === true) return undefined;
-  const copy = JSON.parse(JSON.stringify(cronJob)) as T & { spec: { suspend?: boolean } };
-  copy.spec.suspend = true;
-  return copy;
-}

@@ -6,6 +6,7 @@
  * `--backup-image` (what a schedule without `spec.image` runs) is always allowed.
  */
 
+import { suspendedCopy } from './child-suspend.ts';
 import { wildcardRegExp } from './wildcard-pattern.ts';
 
 /** The controller flag holding the allow-list (named in conditions and errors). */
@@ -57,9 +58,5 @@ export function cronJobImages(cronJob: object): string[] {
  * allows): it must not keep running, and the controller may update but not delete CronJobs. Input not mutated.
  */
 export function suspendIfDisallowed<T extends object>(cronJob: T, allowed: (image: string) => boolean): T | undefined {
-  const spec = (cronJob as PodTemplateView).spec;
-  if (spec?.suspend === true || cronJobImages(cronJob).every(allowed)) return undefined;
-  const copy = JSON.parse(JSON.stringify(cronJob)) as T & { spec: { suspend?: boolean } };
-  copy.spec.suspend = true;
-  return copy;
+  return cronJobImages(cronJob).every(allowed) ? undefined : suspendedCopy(cronJob);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endpointAllowed, endpointMatches, endpointPatternProblem, normalizeEndpoint, suspendedCopy } from '../../src/pure/endpoint-policy.ts';
+import { suspendedCopy } from '../../src/pure/child-suspend.ts';
+import { endpointAllowed, endpointMatches, endpointPatternProblem, normalizeEndpoint } from '../../src/pure/endpoint-policy.ts';
 
 describe('the object store endpoint allow-list', () => {
   it.each([
