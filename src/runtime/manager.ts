@@ -102,7 +102,7 @@ export class Manager {
   /** Resolves with an exit code when the process should exit (caches never synced, election failed). */
   readonly failed: Promise<number>;
   readonly #options: ManagerOptions;
-  readonly #informers = new Map<string, { informer: Informer<KubeObject>; transform: unknown }>();
+  readonly #informers = new Map<string, { informer: Informer<KubeObject>; transform: unknown; resyncPeriodMs: number | undefined }>();
   readonly #controllers: ManagedController[] = [];
   readonly #readyChecks: HealthCheck[] = [];
   readonly #servers: RunningServer[] = [];
@@ -157,9 +157,12 @@ export class Manager {
     if (this.#started) throw new Error('manager: informers must be requested before start()');
     const { group, version, plural } = spec.resource;
     const key = `${group}/${version}/${plural}|${spec.namespace ?? ''}|${spec.labelSelector ?? ''}`;
+    const resyncPeriodMs = spec.resyncPeriodMs ?? this.#options.syncPeriodMs;
     const existing = this.#informers.get(key);
     if (existing) {
       if (existing.transform !== spec.transform) throw new Error(`manager: informer ${key} is shared and was requested with another transform`);
+      // One informer has one resync period: a second requester must not silently get the first one's.
+      if (existing.resyncPeriodMs !== resyncPeriodMs) throw new Error(`manager: informer ${key} is shared and was requested with another resync period (${resyncPeriodMs} ms, not ${existing.resyncPeriodMs} ms)`);
       return existing.informer as unknown as Informer<T>;
     }
     const informer = new Informer<T>({
@@ -169,11 +172,11 @@ export class Manager {
       ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
       ...(spec.transform ? { transform: spec.transform } : {}),
       pageSize: this.#options.pageSize,
-      resyncPeriodMs: spec.resyncPeriodMs ?? this.#options.syncPeriodMs,
+      resyncPeriodMs,
       clock: this.clock,
       logger: this.logger,
     });
-    this.#informers.set(key, { informer: informer as unknown as Informer<KubeObject>, transform: spec.transform });
+    this.#informers.set(key, { informer: informer as unknown as Informer<KubeObject>, transform: spec.transform, resyncPeriodMs });
     return informer;
   }
 

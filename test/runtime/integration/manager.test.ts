@@ -68,6 +68,7 @@ describe('Manager', () => {
     expect(m.informers).toHaveLength(4);
     expect(a.name).toBe('configmaps@default');
     expect(() => m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default' })).toThrow(/shared and was requested with another transform/);
+    expect(() => m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', transform: strip, resyncPeriodMs: 60_000 })).toThrow(/shared and was requested with another resync period/);
   });
 
   it('lists and watches a shared informer once, feeds both controllers\' handlers, starts and stops every controller', async () => {
