@@ -12,9 +12,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { ApiClient, type ApiResponse, type Doc } from './harness/http-client.ts';
 import { endpointFromKubeconfig } from './harness/kubeconfig.ts';
+import { parseServerVersion, type KubeVersion } from './harness/server-version.ts';
 import { installWidgets, uninstallWidgets, type Widgets } from './harness/widget-crd.ts';
+import { gatesFor, type Gates } from './version-gates.ts';
 
 export { celMessage, widgetCrd, type Widgets } from './harness/widget-crd.ts';
+export { VERSION_GATE_ANNOTATION, type BehaviourId } from './version-gates.ts';
 
 export { ApiClient, WatchStream, withQuery } from './harness/http-client.ts';
 export type { ApiResponse, Doc, WatchLine, RequestOptions } from './harness/http-client.ts';
@@ -26,14 +29,19 @@ export type { ApiResponse, Doc, WatchLine, RequestOptions } from './harness/http
  */
 export const isRealCluster = Boolean(process.env['CONFORMANCE_KUBECONFIG']);
 
-/** A connected cluster, as seen by one test file. */
-export interface Cluster {
+/**
+ * A connected cluster, as seen by one test file. Its `has(ctx, id)` and `require(ctx, id)` gate an
+ * expectation on the server's release through the table in `version-gates.ts`.
+ */
+export interface Cluster extends Gates {
   /** Client authenticated as the kubeconfig's (admin) user. */
   readonly api: ApiClient;
   /** Path of a kubeconfig for this cluster (for kubectl). */
   readonly kubeconfigPath: string;
   /** True when the `/debug/*` endpoints of the test server answer (never on a real cluster). */
   readonly hasDebug: boolean;
+  /** The server's release, from `GET /version` read once at connect. */
+  readonly version: KubeVersion;
   /** A fresh namespace `<prefix>-<random>`, deleted after the file. */
   namespace(prefix?: string): Promise<string>;
   /** Registers a cluster-scoped path to DELETE after the file. */
@@ -111,6 +119,9 @@ export async function connect(): Promise<Cluster & { close(): Promise<void> }> {
   const probe = isRealCluster ? undefined : await api.get('/debug/requests');
   if (probe && probe.status !== 200) throw new Error(`test server: GET /debug/requests answered ${probe.status}`);
   const hasDebug = probe !== undefined;
+  const versionRes = await api.get('/version');
+  if (versionRes.status !== 200) throw new Error(`GET /version answered ${versionRes.status}: ${versionRes.text.slice(0, 200)}`);
+  const version = parseServerVersion(versionRes.body);
   const namespaces: string[] = [];
   const clusterPaths: string[] = [];
   const clients: ApiClient[] = [api];
@@ -119,6 +130,8 @@ export async function connect(): Promise<Cluster & { close(): Promise<void> }> {
     api,
     kubeconfigPath,
     hasDebug,
+    version,
+    ...gatesFor(version),
     async namespace(prefix = 'conf') {
       const name = `${prefix}-${rand()}`;
       must(await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }), 201);
