@@ -2,7 +2,9 @@
  * The Pod's termination message: one JSON line in `/dev/termination-log` (the container's
  * terminationMessagePath), so `kubectl describe pod` and the Job's Pod status show how the run ended
  * without reading its logs: `{"exitCode":0,"file":…,"size":…,"sha256":…,"durationSec":…,"message":…}`,
- * on failure the error in `message`. Kubernetes keeps at most 4096 bytes of it.
+ * on failure the error in `message`; a restore's also has the backup's `time`, and the Restore
+ * controller reads it back into status.backup (src/controller/restore/runner-report.ts). Kubernetes
+ * keeps at most 4096 bytes of it.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -15,7 +17,7 @@ export const ENV_TERMINATION_LOG = 'BACKUP_TERMINATION_LOG';
 export const TERMINATION_MESSAGE_LIMIT = 4096;
 
 /** The message for `outcome`: one JSON line of at most {@link TERMINATION_MESSAGE_LIMIT} bytes, the message shortened to fit. */
-export function formatTerminationMessage(outcome: { readonly exitCode: number; readonly message: string; readonly file?: string; readonly size?: number; readonly sha256?: string; readonly durationSec?: number }): string {
+export function formatTerminationMessage(outcome: { readonly exitCode: number; readonly message: string; readonly file?: string; readonly time?: string; readonly size?: number; readonly sha256?: string; readonly durationSec?: number }): string {
   const { exitCode, message, ...rest } = outcome;
   const line = (text: string): string => `${JSON.stringify({ exitCode, ...rest, message: text })}\n`;
   let text = message;

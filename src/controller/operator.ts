@@ -185,7 +185,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   void checkServedVersion(client, logger);
   const statusObserver = new OutcomeMetrics(metrics.registry, clock);
   controllers.push(addBackupScheduleController(manager, { options, events, serverVersionChecked, serverVersion: () => serverVersion, statusObserver }));
-  addRestoreController(manager, options);
+  addRestoreController(manager, options, events);
 
   // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
   // leader, and by a follower only while the Secret holds nothing servable (CertificateManager says

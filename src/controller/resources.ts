@@ -23,5 +23,8 @@ export const CRON_JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 
 /** Core `events/v1` (what `kubectl describe` shows). */
 export const EVENTS: ResourceType = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 
+/** Core `pods/v1`: listed (never watched) once per finished Restore, for its runner's termination message. */
+export const PODS: ResourceType = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+
 /** `jobs.batch/v1`: the backup Jobs the child CronJobs start (read), and the restore Jobs (created by the Restore controller). */
 export const JOBS: ResourceType = { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };

@@ -59,6 +59,10 @@ export const CLUSTER_RULES: readonly IPolicyRule[] = [
   // informer's cache only, so no get; and no Pods (docs/backup-outcomes.md says why). `create`: each
   // Restore's one Job (never updated nor deleted: the garbage collector follows its ownerReference).
   { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'watch', 'create'] },
+  // A finished restore Job's Pod, for the runner's termination message (status.backup): one LIST per
+  // finished Restore, by the Job's uid, a few Pods at most. Never watch: that would stream every Pod
+  // spec of the watched namespaces (docs/restore.md, "Reading the runner's report").
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 

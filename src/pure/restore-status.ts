@@ -13,6 +13,19 @@ export interface Blocked {
   readonly message: string;
 }
 
+/**
+ * How the runner ended, as the controller read it from the Job's Pod (src/controller/restore/runner-pod.ts):
+ * its validated report, or why there is none.
+ */
+export interface RunnerView {
+  readonly report?: {
+    readonly exitCode: number;
+    readonly message: string;
+    readonly backup?: Required<Pick<NonNullable<RestoreStatus['backup']>, 'name' | 'time' | 'size' | 'sha256'>>;
+  };
+  readonly problem?: string;
+}
+
 /** The Job fields the status reads. */
 export interface JobView {
   readonly metadata: { readonly name?: string };
@@ -24,6 +37,9 @@ export interface JobView {
 
 type Condition = NonNullable<RestoreStatus['conditions']>[number];
 
+/** metav1.Condition's message maxLength. */
+const MAX_CONDITION_MESSAGE = 32768;
+
 /** `conditions` with `next` set, its lastTransitionTime kept when its status did not change. */
 function withCondition(previous: readonly Condition[] | undefined, next: Omit<Condition, 'lastTransitionTime'>, now: string): Condition[] {
   const old = previous?.find((c) => c.type === next.type);
@@ -34,8 +50,10 @@ function withCondition(previous: readonly Condition[] | undefined, next: Omit<Co
 /**
  * The desired status: `blocked` when no Job can run, else from `job` (undefined: not created yet).
  * A Restore that ended (Succeeded or Failed) stays so, even when its Job is deleted later: it never runs twice.
+ * `runner` is read once the Job has ended: its backup becomes `status.backup`, its message goes into the
+ * condition, and a problem reading it is named there instead.
  */
-export function computeRestoreStatus(current: RestoreStatus | undefined, generation: number | undefined, jobName: string, job: JobView | undefined, blocked: Blocked | undefined, now: string): RestoreStatus {
+export function computeRestoreStatus(current: RestoreStatus | undefined, generation: number | undefined, jobName: string, job: JobView | undefined, blocked: Blocked | undefined, now: string, runner?: RunnerView): RestoreStatus {
   const base = { ...(generation === undefined ? {} : { observedGeneration: generation }) };
   // Ended: a Restore runs once (its spec is immutable), whatever happens to its Job afterwards.
   if (current?.phase === 'Succeeded' || current?.phase === 'Failed') return { ...current };
@@ -43,17 +61,29 @@ export function computeRestoreStatus(current: RestoreStatus | undefined, generat
     return { ...base, phase: blocked.phase, conditions: withCondition(current?.conditions, { type: blocked.phase === 'Failed' ? 'Failed' : 'Ready', status: blocked.phase === 'Failed' ? 'True' : 'False', reason: blocked.reason, message: blocked.message }, now) };
   }
   if (job === undefined) return { ...base, phase: 'Pending', jobName, conditions: withCondition(current?.conditions, { type: 'Ready', status: 'True', reason: 'JobCreating', message: `creating restore Job ${jobName}` }, now) };
-  const end = ended(job);
-  if (end?.type === 'Complete') return { ...base, phase: 'Succeeded', jobName, ...(current?.backup ? { backup: current.backup } : {}), conditions: withCondition(current?.conditions, { type: 'Complete', status: 'True', reason: 'JobComplete', message: `restore Job ${jobName} completed` }, now) };
+  const end = jobEnd(job);
+  const report = runner?.report;
+  const backup = report?.backup ?? current?.backup;
+  const withBackup = backup === undefined ? {} : { backup: { ...backup } };
+  if (end?.type === 'Complete') {
+    const said = report ? `: ${report.message}` : runner?.problem ? `; status.backup is unknown: ${runner.problem}` : '';
+    return { ...base, phase: 'Succeeded', jobName, ...withBackup, conditions: withCondition(current?.conditions, { type: 'Complete', status: 'True', reason: 'JobComplete', message: cut(`restore Job ${jobName} completed${said}`) }, now) };
+  }
   if (end?.type === 'Failed') {
-    const message = `restore Job ${jobName} failed${end.reason ? ` (${end.reason})` : ''}${end.message ? `: ${end.message}` : ''}; kubectl logs job/${jobName} says why (exit 5: refused before writing, 1: failed while writing)`;
-    return { ...base, phase: 'Failed', jobName, conditions: withCondition(current?.conditions, { type: 'Failed', status: 'True', reason: 'JobFailed', message: message.slice(0, 32768) }, now) };
+    const said = report ? `; the runner exited ${report.exitCode}: ${report.message}` : runner?.problem ? `; no report from the runner: ${runner.problem}` : '';
+    const message = `restore Job ${jobName} failed${end.reason ? ` (${end.reason})` : ''}${end.message ? `: ${end.message}` : ''}${said}; kubectl logs job/${jobName} has the details (exit 5: refused before writing, 1: failed while writing)`;
+    return { ...base, phase: 'Failed', jobName, ...withBackup, conditions: withCondition(current?.conditions, { type: 'Failed', status: 'True', reason: 'JobFailed', message: cut(message) }, now) };
   }
   const running = (job.status?.active ?? 0) > 0;
   return { ...base, phase: running ? 'Running' : 'Pending', jobName, conditions: withCondition(current?.conditions, { type: 'Ready', status: 'True', reason: running ? 'JobRunning' : 'JobPending', message: `restore Job ${jobName} ${running ? 'is running' : 'is waiting for its Pod'}` }, now) };
 }
 
-/** The Job's terminal condition, if it ended. */
-function ended(job: JobView): { type: string; reason?: string; message?: string } | undefined {
+/** A condition message within the schema's maxLength. */
+function cut(message: string): string {
+  return message.slice(0, MAX_CONDITION_MESSAGE);
+}
+
+/** The Job's terminal condition (Complete or Failed), if it ended. */
+export function jobEnd(job: JobView): { type: string; reason?: string; message?: string } | undefined {
   return job.status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 }

@@ -16,6 +16,7 @@ import { FakeClock } from '../../src/runtime/clock.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 
 const UID = '0f0e0d0c-0b0a-4909-8807-060504030201';
+const JOB_UID = '1a2b3c4d-0000-4000-8000-00000000abcd';
 const restoreObject = (spec: Partial<RestoreObject['spec']> = {}, status?: RestoreObject['status']): RestoreObject => ({
   apiVersion: 'kubelings.dev/v1',
   kind: 'Restore',
@@ -35,6 +36,10 @@ const schedule = (endpoint?: string): BackupScheduleObject => ({
 }) as BackupScheduleObject;
 
 function harness(options: { allowedImages?: string[]; allowedEndpoints?: string[] } = {}) {
+  const pods: unknown[] = [];
+  const podLists: { namespace: string; labelSelector: string; limit: number }[] = [];
+  const events: string[] = [];
+  let listError: unknown;
   const restores = new Map<string, RestoreObject>();
   const schedules = new Map<string, BackupScheduleObject>();
   const jobs = new Map<string, KubeObject & JobView>();
@@ -53,19 +58,25 @@ function harness(options: { allowedImages?: string[]; allowedEndpoints?: string[
       statuses.push(restore.status);
       restores.set('prod/db-restore', restore);
     },
+    listPods: async (request) => {
+      podLists.push(request);
+      if (listError) throw listError;
+      return { items: pods.slice(0, request.limit) };
+    },
+    events: { event: (_object, type, reason, message) => void events.push(`${type} ${reason} ${message}`) },
     backupImage: 'registry.example.com/runner:1',
     allowedImages: options.allowedImages ?? [],
     allowedEndpoints: options.allowedEndpoints ?? [],
     clock: new FakeClock(Date.parse('2026-12-01T10:00:00Z')),
     logger: silentLogger,
   });
-  return { reconciler, restores, schedules, jobs, created, statuses, failCreate: (err: unknown) => void (createError = err) };
+  return { reconciler, restores, schedules, jobs, created, statuses, pods, podLists, events, failCreate: (err: unknown) => void (createError = err), failList: (err: unknown) => void (listError = err) };
 }
 
 const jobOf = (h: ReturnType<typeof harness>, status: JobView['status'], uid = UID): KubeObject & JobView => ({
   apiVersion: 'batch/v1',
   kind: 'Job',
-  metadata: { name: 'restore-db-restore', namespace: 'prod', ownerReferences: [{ apiVersion: 'kubelings.dev/v1', kind: 'Restore', name: 'db-restore', uid, controller: true }] },
+  metadata: { name: 'restore-db-restore', namespace: 'prod', uid: JOB_UID, ownerReferences: [{ apiVersion: 'kubelings.dev/v1', kind: 'Restore', name: 'db-restore', uid, controller: true }] },
   ...(status ? { status } : {}),
 });
 
@@ -162,5 +173,104 @@ describe('RestoreReconciler', () => {
     h.restores.set('prod/db-restore', restoreObject({}, stored));
     await h.reconciler.reconcile('prod/db-restore');
     expect(h.statuses).toEqual([]);
+  });
+});
+
+const SHA = 'ab'.repeat(32);
+const GOOD = JSON.stringify({ exitCode: 0, file: 'nightly-20261130T020007Z.tar.gz', time: '2026-11-30T02:00:07.000Z', size: 4096, sha256: SHA, message: 'restored nightly-20261130T020007Z.tar.gz into /backup/target: 3 files, 12 bytes' });
+/** A Pod of the restore Job as the Job controller makes it and the kubelet reports it. */
+const podOf = (name: string, exitCode: number, message: string | undefined, options: { created?: string; owner?: string } = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'prod', creationTimestamp: options.created ?? '2026-12-01T09:59:00Z', labels: { 'controller-uid': JOB_UID, 'job-name': 'restore-db-restore' }, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'restore-db-restore', uid: options.owner ?? JOB_UID, controller: true }] },
+  status: { phase: exitCode === 0 ? 'Succeeded' : 'Failed', containerStatuses: [{ name: 'restore', state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', finishedAt: '2026-12-01T10:00:00Z', ...(message === undefined ? {} : { message }) } } }] },
+});
+const COMPLETE = { conditions: [{ type: 'Complete', status: 'True' }] };
+
+describe('RestoreReconciler and the runner report', () => {
+  it('fills status.backup from the Pod of a completed Job, with one LIST by the Job uid, and never lists again', async () => {
+    const h = harness();
+    h.schedules.set('prod/nightly', schedule());
+    h.restores.set('prod/db-restore', restoreObject({}, { phase: 'Running', jobName: 'restore-db-restore' }));
+    h.jobs.set('prod/restore-db-restore', jobOf(h, COMPLETE));
+    h.pods.push(podOf('restore-db-restore-abcde', 0, GOOD));
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.podLists).toEqual([{ namespace: 'prod', labelSelector: `controller-uid=${JOB_UID}`, limit: 5 }]);
+    expect(h.statuses.at(-1)).toMatchObject({
+      phase: 'Succeeded',
+      backup: { name: 'nightly-20261130T020007Z.tar.gz', time: '2026-11-30T02:00:07Z', size: 4096, sha256: SHA },
+      conditions: [{ type: 'Complete', reason: 'JobComplete', message: 'restore Job restore-db-restore completed: restored nightly-20261130T020007Z.tar.gz into /backup/target: 3 files, 12 bytes' }],
+    });
+    expect(h.events).toEqual([expect.stringMatching(/^Normal Restored restore Job restore-db-restore completed: restored/)]);
+    await h.reconciler.reconcile('prod/db-restore');
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.podLists).toHaveLength(1);
+    expect(h.statuses).toHaveLength(1);
+  });
+
+  it('puts the runner message of a failed Job into the Failed condition', async () => {
+    const h = harness();
+    h.restores.set('prod/db-restore', restoreObject({ from: { persistentVolumeClaim: { claimName: 'backups' } } }, { phase: 'Running', jobName: 'restore-db-restore' }));
+    h.jobs.set('prod/restore-db-restore', jobOf(h, { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] }));
+    h.pods.push(podOf('restore-db-restore-abcde', 5, JSON.stringify({ exitCode: 5, message: '--target-dir /backup/target is not empty (2 entries, e.g. "a"): restore into an empty directory' })));
+    await h.reconciler.reconcile('prod/db-restore');
+    const status = h.statuses.at(-1);
+    expect(status).toMatchObject({ phase: 'Failed', conditions: [{ type: 'Failed', reason: 'JobFailed' }] });
+    expect(status?.backup).toBeUndefined();
+    expect(status?.conditions?.[0]?.message).toBe('restore Job restore-db-restore failed (BackoffLimitExceeded): Job has reached the specified backoff limit; the runner exited 5: --target-dir /backup/target is not empty (2 entries, e.g. "a"): restore into an empty directory; kubectl logs job/restore-db-restore has the details (exit 5: refused before writing, 1: failed while writing)');
+    expect(h.events).toEqual([expect.stringMatching(/^Warning RestoreFailed .*the runner exited 5/)]);
+  });
+
+  it('names a bad termination message in the condition and an Event, and still ends the Restore', async () => {
+    const h = harness();
+    h.schedules.set('prod/nightly', schedule());
+    h.restores.set('prod/db-restore', restoreObject({}, { phase: 'Running', jobName: 'restore-db-restore' }));
+    h.jobs.set('prod/restore-db-restore', jobOf(h, COMPLETE));
+    h.pods.push(podOf('restore-db-restore-abcde', 0, GOOD.replace('4096', '"4096"')));
+    await h.reconciler.reconcile('prod/db-restore');
+    const status = h.statuses.at(-1);
+    expect(status?.phase).toBe('Succeeded');
+    expect(status?.backup).toBeUndefined();
+    expect(status?.conditions?.[0]?.message).toBe('restore Job restore-db-restore completed; status.backup is unknown: the termination message of Pod restore-db-restore-abcde is invalid: field "size": must be a non-negative integer of bytes, got "4096"; the container exited 0 (Completed)');
+    expect(h.events[0]).toMatch(/^Warning NoRunnerReport the termination message of Pod restore-db-restore-abcde is invalid: field "size"/);
+  });
+
+  it.each([
+    ['a Pod not controlled by the Job (only its labels)', [podOf('impostor', 0, GOOD, { owner: 'someone-else' })], 'no Pod of Job restore-db-restore with a terminated restore container'],
+    ['a message naming another backup than spec.backup', [podOf('p', 0, GOOD)], 'is refused: field "file": names "nightly-20261130T020007Z.tar.gz", but spec.backup is "nightly-20261201T020007Z.tar.gz"'],
+    ['an exit code other than the container\'s', [podOf('p', 1, GOOD)], 'is refused: field "exitCode": says 0, but the container exited with 1'],
+  ])('refuses %s', async (_what, pods, problem) => {
+    const h = harness();
+    h.restores.set('prod/db-restore', restoreObject({ from: { persistentVolumeClaim: { claimName: 'backups' } }, backup: 'nightly-20261201T020007Z.tar.gz' }, { phase: 'Running', jobName: 'restore-db-restore' }));
+    h.jobs.set('prod/restore-db-restore', jobOf(h, COMPLETE));
+    h.pods.push(...pods);
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.statuses.at(-1)?.backup).toBeUndefined();
+    expect(h.statuses.at(-1)?.conditions?.[0]?.message).toContain(problem);
+  });
+
+  it('reads the newest Pod whose restore container terminated', async () => {
+    const h = harness();
+    h.schedules.set('prod/nightly', schedule());
+    h.restores.set('prod/db-restore', restoreObject({}, { phase: 'Running', jobName: 'restore-db-restore' }));
+    h.jobs.set('prod/restore-db-restore', jobOf(h, COMPLETE));
+    const evicted = podOf('old', 0, GOOD.replace(SHA, 'cd'.repeat(32)), { created: '2026-12-01T09:00:00Z' });
+    const running = { ...podOf('newest-running', 0, GOOD, { created: '2026-12-01T09:59:30Z' }), status: { containerStatuses: [{ name: 'restore', state: { running: {} } }] } };
+    h.pods.push(evicted, podOf('new', 0, GOOD, { created: '2026-12-01T09:30:00Z' }), running);
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.statuses.at(-1)?.backup?.sha256).toBe(SHA);
+  });
+
+  it('ends the Restore without status.backup when Pods may not be listed (403), and retries other errors', async () => {
+    const h = harness();
+    h.schedules.set('prod/nightly', schedule());
+    h.restores.set('prod/db-restore', restoreObject({}, { phase: 'Running', jobName: 'restore-db-restore' }));
+    h.jobs.set('prod/restore-db-restore', jobOf(h, COMPLETE));
+    h.failList(new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'InternalError', code: 500, message: 'etcd timeout' }));
+    await expect(h.reconciler.reconcile('prod/db-restore')).rejects.toThrow(/etcd timeout/);
+    expect(h.statuses).toEqual([]);
+    h.failList(new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403, message: 'pods is forbidden' }));
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.statuses.at(-1)).toMatchObject({ phase: 'Succeeded', conditions: [{ message: expect.stringContaining('the operator may not list Pods in prod (its ClusterRole lacks pods: list') }] });
   });
 });

@@ -30,7 +30,7 @@ export async function runRestoreCli(argv: readonly string[], env: Readonly<Recor
   }
   const logger = createLogger({ base: { name: 'restore' }, destination: pino.destination({ dest: 1, sync: true }) });
   const outcome = await runRestore(command, { logger, env });
-  const message = formatTerminationMessage({ exitCode: outcome.exitCode, message: outcome.message, ...(outcome.backup ? { file: outcome.backup.file, size: outcome.backup.size, sha256: outcome.backup.sha256 } : {}) });
+  const message = formatTerminationMessage({ exitCode: outcome.exitCode, message: outcome.message, ...(outcome.backup ? { file: outcome.backup.file, time: outcome.backup.time, size: outcome.backup.size, sha256: outcome.backup.sha256 } : {}) });
   await writeTerminationMessage(message, env, (err) => logger.warn({ err: err.message }, 'could not write the termination message'));
   return outcome.exitCode;
 }

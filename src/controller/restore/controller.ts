@@ -12,7 +12,8 @@ import { Controller } from '../../runtime/controller.ts';
 import type { ManagedController, Manager } from '../../runtime/manager.ts';
 import { stripSchedule } from '../backupschedule/event-mapping.ts';
 import type { ControllerOptions } from '../cli-options.ts';
-import { BACKUP_SCHEDULES, JOBS, RESTORES, type BackupScheduleObject } from '../resources.ts';
+import type { EventRecorder } from '../event-recorder.ts';
+import { BACKUP_SCHEDULES, JOBS, PODS, RESTORES, type BackupScheduleObject } from '../resources.ts';
 import { RestoreReconciler, type RestoreObject } from './restore-reconciler.ts';
 
 /** The controller's name: metrics label, queue name, log field. */
@@ -21,11 +22,16 @@ export const RESTORE_CONTROLLER_NAME = 'restore';
 /** The restore Jobs' informer selector: only Jobs the Restore controller made are cached. */
 export const RESTORE_JOB_SELECTOR = LABEL_RESTORE;
 
-/** Builds the Restore controller over `manager`'s shared informers and adds it. */
-export function addRestoreController(manager: Manager, options: Pick<ControllerOptions, 'namespaces' | 'syncPeriodMs' | 'concurrency' | 'backupImage' | 'allowedBackupImages' | 'allowedBackupEndpoints'>): ManagedController {
+/**
+ * Builds the Restore controller over `manager`'s shared informers and adds it; `events` (the operator's
+ * recorder) hears how each Restore ended.
+ */
+export function addRestoreController(manager: Manager, options: Pick<ControllerOptions, 'namespaces' | 'syncPeriodMs' | 'concurrency' | 'backupImage' | 'allowedBackupImages' | 'allowedBackupEndpoints'>, events?: EventRecorder): ManagedController {
   const { client, clock, logger, metrics } = manager;
   const restoresApi = new ResourceClient<RestoreObject>(client, RESTORES);
   const jobsApi = new ResourceClient<KubeObject>(client, JOBS);
+  // No informer: one LIST per finished Restore (runner-pod.ts), never a cache of Pods.
+  const podsApi = new ResourceClient<KubeObject>(client, PODS);
   const restores = manager.namespacedInformers<RestoreObject>(options.namespaces, { resource: RESTORES, resyncPeriodMs: options.syncPeriodMs });
   const jobs = manager.namespacedInformers<KubeObject & JobView>(options.namespaces, { resource: JOBS, labelSelector: RESTORE_JOB_SELECTOR, resyncPeriodMs: 0 });
   // The BackupSchedule controller's informer, requested with the same spec so the manager shares it.
@@ -37,6 +43,8 @@ export function addRestoreController(manager: Manager, options: Pick<ControllerO
     jobs,
     createJob: (job) => jobsApi.create(job as KubeObject),
     updateStatus: (restore) => restoresApi.updateStatus(restore),
+    listPods: (request) => podsApi.list(request),
+    ...(events === undefined ? {} : { events }),
     ...(options.backupImage === undefined ? {} : { backupImage: options.backupImage }),
     allowedImages: options.allowedBackupImages,
     allowedEndpoints: options.allowedBackupEndpoints,

@@ -13,10 +13,12 @@ import { ALLOWED_ENDPOINTS_FLAG, endpointAllowed } from '../../pure/endpoint-pol
 import { ALLOWED_IMAGES_FLAG, imageAllowed } from '../../pure/image-policy.ts';
 import { DEFAULT_BACKUP_IMAGE } from '../../pure/image.ts';
 import { buildRestoreJob, restoreJobName, type Job, type ResolvedSource } from '../../pure/restore-job.ts';
-import { computeRestoreStatus, type Blocked, type JobView } from '../../pure/restore-status.ts';
+import { computeRestoreStatus, jobEnd, type Blocked, type JobView, type RunnerView } from '../../pure/restore-status.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import type { EventRecorder } from '../event-recorder.ts';
 import type { BackupScheduleObject } from '../resources.ts';
+import { readRunnerReport, type ListPods } from './runner-pod.ts';
 
 /** A Restore as read from the API server. */
 export type RestoreObject = Restore & KubeObject;
@@ -28,6 +30,10 @@ export interface RestoreReconcilerDeps {
   readonly jobs: { get(key: string): (KubeObject & JobView) | undefined };
   readonly createJob: (job: Job) => Promise<unknown>;
   readonly updateStatus: (restore: RestoreObject) => Promise<unknown>;
+  /** One LIST of Pods, once per finished Job, for the runner's termination message. */
+  readonly listPods: ListPods;
+  /** Where the end of a Restore and a missing or bad runner report are told. @default none */
+  readonly events?: EventRecorder;
   /** The controller's `--backup-image`: what a spec without image runs, always allowed. */
   readonly backupImage?: string;
   readonly allowedImages: readonly string[];
@@ -53,6 +59,11 @@ export class RestoreReconciler {
       return this.#write(restore, jobName, undefined, { phase: 'Failed', reason: 'JobNameConflict', message: `a Job named ${jobName} exists in ${namespace} and is not this Restore's: delete it or recreate the Restore under another name` });
     }
     let blocked: Blocked | undefined;
+    let runner: RunnerView | undefined;
+    // Read once: when the Job has ended and before the Restore records it; an ended Restore is left alone.
+    if (!ended && job !== undefined && jobEnd(job) !== undefined) {
+      runner = await readRunnerReport(this.deps.listPods, job, { backup: restore.spec.backup, ...(restore.spec.from.backupScheduleName === undefined ? {} : { schedule: restore.spec.from.backupScheduleName }) });
+    }
     if (!ended && job === undefined) {
       const plan = this.#plan(restore);
       if ('blocked' in plan) blocked = plan.blocked;
@@ -67,7 +78,7 @@ export class RestoreReconciler {
         job = undefined;
       }
     }
-    return this.#write(restore, jobName, job, blocked);
+    return this.#write(restore, jobName, job, blocked, runner);
   }
 
   /** The Job to create, or why there is none. */
@@ -94,11 +105,22 @@ export class RestoreReconciler {
     return { job: buildRestoreJob(restore, resolved, { image: backupImage }) };
   }
 
-  async #write(restore: RestoreObject, jobName: string, job: JobView | undefined, blocked: Blocked | undefined): Promise<void> {
+  async #write(restore: RestoreObject, jobName: string, job: JobView | undefined, blocked: Blocked | undefined, runner?: RunnerView): Promise<void> {
     const now = new Date(this.deps.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const status = computeRestoreStatus(restore.status, restore.metadata.generation, jobName, job, blocked, now);
+    const status = computeRestoreStatus(restore.status, restore.metadata.generation, jobName, job, blocked, now, runner);
     // Key order aside: the API server returns objects with their keys sorted.
     if (isDeepStrictEqual(status, restore.status ?? {})) return;
     await this.deps.updateStatus({ ...restore, status });
+    if (runner !== undefined) this.#tell(restore, status, runner);
+  }
+
+  /** Events for the end of a Restore, once its status says so. */
+  #tell(restore: RestoreObject, status: NonNullable<RestoreObject['status']>, runner: RunnerView): void {
+    const { events } = this.deps;
+    if (events === undefined) return;
+    if (runner.problem !== undefined) events.event(restore, 'Warning', 'NoRunnerReport', runner.problem);
+    const message = status.conditions?.[0]?.message ?? '';
+    if (status.phase === 'Succeeded') events.event(restore, 'Normal', 'Restored', message);
+    else if (status.phase === 'Failed') events.event(restore, 'Warning', 'RestoreFailed', message);
   }
 }
