@@ -183,7 +183,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   let serverVersion: KubeVersion | undefined;
   const serverVersionChecked = checkServerVersion(client, logger).then((v) => (serverVersion = v));
   void checkServedVersion(client, logger);
-  const statusObserver = new OutcomeMetrics(metrics.registry, clock);
+  const statusObserver = new OutcomeMetrics(metrics, clock);
   controllers.push(addBackupScheduleController(manager, { options, events, serverVersionChecked, serverVersion: () => serverVersion, statusObserver }));
   addRestoreController(manager, options, events);
 

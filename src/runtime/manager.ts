@@ -234,7 +234,7 @@ export class Manager {
       throw err;
     };
     const metricsServer = this.#options.metricsAddress
-      ? await startMetricsServer(this.#options.metricsAddress, this.metrics.registry).catch((err: unknown) => closeAll(new ManagerServerError('metrics', err)))
+      ? await startMetricsServer(this.#options.metricsAddress, this.metrics).catch((err: unknown) => closeAll(new ManagerServerError('metrics', err)))
       : undefined;
     // Before the others: closed last is fine, but a failing health server must close it too.
     if (metricsServer) this.#servers.unshift(metricsServer);

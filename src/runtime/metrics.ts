@@ -4,8 +4,10 @@
  * `leader_election_master_status`. Everything lives in one own {@link Registry} (never prom-client's
  * global one, so tests and several instances do not collide).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestObservation } from '../kube/kube-client.ts';
+import { ObjectSeriesFamily, type ObjectSeriesType } from './object-series.ts';
 import type { WorkQueueMetricsProvider } from './work-queue.ts';
 
 /** Results of one reconcile, the `result` label of `controller_runtime_reconcile_total`. */
@@ -48,9 +50,24 @@ const REST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
 const OUTCOMES: readonly ReconcileOutcome[] = ['success', 'error', 'requeue', 'requeue_after'];
 
+/**
+ * Per-object series written between two turns of the event loop during a scrape: copying a few
+ * thousand pre-rendered lines takes well under a millisecond, so reconciles wait at most that long.
+ */
+const SERIES_PER_SLICE = 1_000;
+
+/** What `/metrics` serves: the exposition text, produced in chunks. */
+export interface MetricsExposition {
+  /** The Content-Type of the text. */
+  readonly contentType: string;
+  /** The text, in chunks; the event loop runs between chunks. */
+  chunks(): AsyncIterable<string>;
+}
+
 /** All runtime metrics of the process. */
-export class RuntimeMetrics implements ControllerMetricsFactory {
+export class RuntimeMetrics implements ControllerMetricsFactory, MetricsExposition {
   readonly registry: Registry;
+  readonly #families: ObjectSeriesFamily[] = [];
   readonly #reconcileTotal: Counter<'controller' | 'result'>;
   readonly #reconcileErrors: Counter<'controller'>;
   readonly #terminalErrors: Counter<'controller'>;
@@ -122,9 +139,43 @@ export class RuntimeMetrics implements ControllerMetricsFactory {
     this.#restLatencyBound(o.method, o.host).observe(o.durationSeconds);
   };
 
-  /** The exposition text (what `/metrics` serves). */
+  /**
+   * A family of per-object series (one per watched object and label set), served after the registry's
+   * metrics: see {@link ObjectSeriesFamily} for why these are not prom-client metrics.
+   */
+  objectSeries(name: string, help: string, type: ObjectSeriesType, labelNames: readonly string[]): ObjectSeriesFamily {
+    if (this.registry.getSingleMetric(name) || this.#families.some((f) => f.name === name)) throw new Error(`metric ${name} is already registered`);
+    const family = new ObjectSeriesFamily(name, help, type, labelNames);
+    this.#families.push(family);
+    return family;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The registry's text (bounded: label sets are few), then each family's series in slices of {@link SERIES_PER_SLICE}. */
+  async *chunks(): AsyncIterable<string> {
+    yield await this.registry.metrics();
+    for (const family of this.#families) {
+      if (family.size === 0) continue;
+      let slice: string[] = [`\n${family.header}`];
+      for (const line of family.lines()) {
+        slice.push(line);
+        if (slice.length < SERIES_PER_SLICE) continue;
+        yield slice.join('');
+        slice = [];
+        await nextTurn();
+      }
+      if (slice.length > 0) yield slice.join('');
+    }
+  }
+
+  /** The whole exposition text (what `/metrics` serves). */
   async text(): Promise<string> {
-    return this.registry.metrics();
+    let text = '';
+    for await (const chunk of this.chunks()) text += chunk;
+    return text;
   }
 }
 

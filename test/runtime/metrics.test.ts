@@ -73,7 +73,7 @@ describe('RuntimeMetrics', () => {
   it('serves the registry on /metrics', async () => {
     const metrics = new RuntimeMetrics();
     metrics.controller('served');
-    const server = await startMetricsServer({ host: '127.0.0.1', port: 0 }, metrics.registry);
+    const server = await startMetricsServer({ host: '127.0.0.1', port: 0 }, metrics);
     try {
       const res = await fetch(`${server.url}/metrics`);
       expect(res.status).toBe(200);

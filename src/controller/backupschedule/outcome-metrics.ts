@@ -8,14 +8,16 @@
  * - `backupschedule_expected_interval_seconds`: the longest gap between due times (src/pure/expected-interval.ts),
  *   what the alert "no success in 2 intervals" compares against.
  * Cardinality: 4 + 2 series per schedule at most, bounded by the schedules the controller watches
- * (docs/backup-outcomes.md has the 10,000-schedule measurement).
+ * (docs/backup-outcomes.md has the 10,000-schedule measurement). They are {@link ObjectSeriesFamily}
+ * series, not prom-client metrics, so a scrape never formats them all in one turn of the event loop.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
 import { objectKey } from '../../kube/object.ts';
 import type { BackupRun } from '../../pure/backup-runs.ts';
 import { expectedIntervalMs } from '../../pure/expected-interval.ts';
 import type { ScheduleStatus } from '../../pure/status.ts';
 import type { Clock } from '../../runtime/clock.ts';
+import type { RuntimeMetrics } from '../../runtime/metrics.ts';
+import type { ObjectSeriesFamily } from '../../runtime/object-series.ts';
 import type { BackupScheduleObject } from '../resources.ts';
 import type { StatusObserver } from './reconciler-options.ts';
 
@@ -40,21 +42,21 @@ function seconds(time: string): number {
 
 /** The metrics, fed by the reconciler (a {@link StatusObserver}). */
 export class OutcomeMetrics implements StatusObserver {
-  readonly #lastSuccess: Gauge;
-  readonly #lastFailure: Gauge;
-  readonly #runs: Counter;
-  readonly #interval: Gauge;
+  readonly #lastSuccess: ObjectSeriesFamily;
+  readonly #lastFailure: ObjectSeriesFamily;
+  readonly #runs: ObjectSeriesFamily;
+  readonly #interval: ObjectSeriesFamily;
   readonly #clock: Clock;
   readonly #seen = new Map<string, Seen>();
   readonly #intervals = new Map<string, { readonly ms: number | undefined; readonly at: number }>();
 
-  constructor(registry: Registry, clock: Clock) {
+  constructor(metrics: RuntimeMetrics, clock: Clock) {
     this.#clock = clock;
-    const labelNames = ['namespace', 'name'] as const;
-    this.#lastSuccess = new Gauge({ name: 'backupschedule_last_success_timestamp_seconds', help: 'When the schedule\'s last successful backup Job completed (status.lastSuccessfulTime), Unix seconds.', labelNames, registers: [registry] });
-    this.#lastFailure = new Gauge({ name: 'backupschedule_last_failure_timestamp_seconds', help: 'When the schedule\'s last backup Job failed (status.lastFailedTime), Unix seconds.', labelNames, registers: [registry] });
-    this.#runs = new Counter({ name: 'backupschedule_runs_total', help: 'Finished backup Jobs the controller recorded in the schedule\'s status, by result (Succeeded, Failed).', labelNames: [...labelNames, 'result'], registers: [registry] });
-    this.#interval = new Gauge({ name: 'backupschedule_expected_interval_seconds', help: 'Longest time between two due runs of the schedule\'s cron expression (over its next 16 runs), seconds.', labelNames, registers: [registry] });
+    const labelNames = ['namespace', 'name'];
+    this.#lastSuccess = metrics.objectSeries('backupschedule_last_success_timestamp_seconds', 'When the schedule\'s last successful backup Job completed (status.lastSuccessfulTime), Unix seconds.', 'gauge', labelNames);
+    this.#lastFailure = metrics.objectSeries('backupschedule_last_failure_timestamp_seconds', 'When the schedule\'s last backup Job failed (status.lastFailedTime), Unix seconds.', 'gauge', labelNames);
+    this.#runs = metrics.objectSeries('backupschedule_runs_total', 'Finished backup Jobs the controller recorded in the schedule\'s status, by result (Succeeded, Failed).', 'counter', [...labelNames, 'result']);
+    this.#interval = metrics.objectSeries('backupschedule_expected_interval_seconds', 'Longest time between two due runs of the schedule\'s cron expression (over its next 16 runs), seconds.', 'gauge', labelNames);
   }
 
   /** Sets the schedule's series from the status a reconcile computed. */
