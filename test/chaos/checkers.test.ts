@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { childNameFor } from '../../src/pure/names.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
-import { ChangeLatency, gaugeValue, histogramQuantileMs, slope } from './latency.ts';
+import { ChangeLatency, countAfter, gaugeValue, histogramQuantileMs, slope } from './latency.ts';
 import { nonLeaderWrites, takeovers } from './leadership.ts';
 import { Rng } from './random.ts';
 import { formatTable } from './table.ts';
@@ -54,6 +54,21 @@ describe('ChangeLatency', () => {
     expect(latency.pending).toBe(1);
     latency.add([entry(12, 'ctl', 'update', 'cronjobs', { name: childNameFor('s1') }), entry(20, 'admin', 'patch', 'backupschedules', { name: 's2' })]);
     expect([latency.count, latency.pending, latency.quantile(0.99)]).toEqual([1, 1, 12]);
+  });
+
+  it('keeps the arrival time of each change slower than the threshold', () => {
+    const latency = new ChangeLatency('admin', 'ctl', 10);
+    latency.add([entry(0, 'admin', 'patch', 'backupschedules', { name: 's1' }), entry(1, 'admin', 'patch', 'backupschedules', { name: 's2' })]);
+    latency.add([entry(5, 'ctl', 'update', 'cronjobs', { name: childNameFor('s1') }), entry(30, 'ctl', 'update', 'cronjobs', { name: childNameFor('s2') })]);
+    expect(latency.slow).toEqual([Date.parse(entry(1, 'admin', 'patch', 'backupschedules', { name: 's2' }).time)]);
+  });
+});
+
+describe('countAfter', () => {
+  it('counts the times within the window after some start, whatever the order of the starts', () => {
+    expect(countAfter([5, 12, 25, 39, 41], [40, 0, 20], 10)).toBe(3);
+    expect(countAfter([5], [], 10)).toBe(0);
+    expect(countAfter([-1], [0], 10)).toBe(0);
   });
 });
 

@@ -6,6 +6,9 @@
 import { childNameFor } from '../../src/pure/names.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
 
+/** Slow changes whose time is kept: enough to see a pattern, bounded whatever the run. */
+const MAX_SLOW = 10_000;
+
 /** Matches user changes to the controller's child writes. */
 export class ChangeLatency {
   readonly #changer: string;
@@ -13,10 +16,14 @@ export class ChangeLatency {
   /** child name → arrival time of the earliest change not yet answered by a child write. */
   readonly #pending = new Map<string, number>();
   readonly #latencies: number[] = [];
+  readonly #slowOver: number;
+  /** Arrival times of the changes answered later than `slowOver` ms (at most {@link MAX_SLOW} kept): when the tail happened. */
+  readonly slow: number[] = [];
 
-  constructor(changer: string, writer: string) {
+  constructor(changer: string, writer: string, slowOver = Infinity) {
     this.#changer = changer;
     this.#writer = writer;
+    this.#slowOver = slowOver;
   }
 
   /** Feeds entries in arrival order. */
@@ -31,6 +38,7 @@ export class ChangeLatency {
         if (since === undefined) continue;
         this.#pending.delete(e.name ?? '');
         this.#latencies.push(at - since);
+        if (at - since > this.#slowOver && this.slow.length < MAX_SLOW) this.slow.push(since);
       }
     }
   }
@@ -93,4 +101,29 @@ export function histogramQuantileMs(before: string, after: string, name: string,
   if (total === 0) return undefined;
   const hit = delta.find((b) => b.count >= q * total);
   return hit === undefined || hit.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(hit.le) * 1000;
+}
+
+/**
+ * How many of the `times` fall within `windowMs` after one of the `starts` (both ascending or not):
+ * the slow changes that began right after a periodic event (a scrape), against `windowMs / period`
+ * of them expected by chance.
+ */
+export function countAfter(times: readonly number[], starts: readonly number[], windowMs: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let count = 0;
+  for (const t of times) {
+    // The last start at or before t.
+    let lo = 0;
+    let hi = sorted.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if ((sorted[mid] as number) <= t) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (found >= 0 && t - (sorted[found] as number) < windowMs) count++;
+  }
+  return count;
 }
