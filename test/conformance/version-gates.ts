@@ -34,6 +34,13 @@ export const BEHAVIOURS = {
     ref: 'KEP-3140',
     before: 'spec.timeZone is dropped on write (an unknown field of batch/v1 CronJobSpec), any value is accepted',
   },
+  'cronjob-schedule-cron-v3': {
+    what: 'CronJob spec.schedule is parsed by robfig/cron v3 (lower-case errors, empty list items skipped)',
+    since: '1.22',
+    stages: 'dependency update, no feature gate: 1.22',
+    ref: 'kubernetes/kubernetes#102735',
+    before: 'robfig/cron v1.1.0 parses it: the same errors capitalized, and an empty list item ("1,,15") refused',
+  },
   'crd-validation-rules': {
     what: 'CRD x-kubernetes-validations (CEL) rules are kept in the CRD and evaluated on writes',
     since: '1.25',

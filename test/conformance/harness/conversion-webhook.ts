@@ -117,7 +117,9 @@ export async function startConversionWebhook(host = webhookHost() ?? '127.0.0.1'
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }));
     });
   });
-  const bindHost = webhookHost() ? '0.0.0.0' : '127.0.0.1';
+  // The address the certificate names, an address of this machine: reachable from the apiserver
+  // without listening on every interface.
+  const bindHost = host;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, bindHost, () => resolve());

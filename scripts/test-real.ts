@@ -1,0 +1,42 @@
+/**
+ * `npm run test:real [-- <vitest filters>]`: the conformance suite and the controller e2e core
+ * (test/real/) against a real cluster, never part of `npm test` or CI's required path.
+ *
+ * The cluster is `CONFORMANCE_KUBECONFIG` (an admin kubeconfig) or else `$REALK8S/admin.kubeconfig`
+ * (the local control plane of docs/real-cluster.md). With neither set it says so and exits 0: a
+ * machine without a plane skips these runs. The test files themselves read only the explicit
+ * variables this script sets (CONFORMANCE_KUBECONFIG, E2E_KUBECONFIG), so `npm test` never writes to a
+ * cluster because REALK8S happens to be exported. On the local plane the conversion webhook the suite
+ * runs is reachable on loopback, so CONFORMANCE_WEBHOOK_HOST defaults to 127.0.0.1 there.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const plane = process.env['REALK8S'];
+const kubeconfig = process.env['CONFORMANCE_KUBECONFIG'] || (plane ? join(plane, 'admin.kubeconfig') : undefined);
+
+if (!kubeconfig) {
+  process.stdout.write('test:real: skipped (set REALK8S to a control plane folder, see docs/real-cluster.md, or CONFORMANCE_KUBECONFIG to an admin kubeconfig)\n');
+  process.exit(0);
+}
+if (!existsSync(kubeconfig)) {
+  process.stderr.write(`test:real: ${kubeconfig} does not exist (REALK8S=${plane ?? ''}: is the plane built and up? see docs/real-cluster.md)\n`);
+  process.exit(2);
+}
+
+const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_KUBECONFIG: kubeconfig, E2E_KUBECONFIG: kubeconfig };
+if (!process.env['CONFORMANCE_KUBECONFIG'] && plane && !env['CONFORMANCE_WEBHOOK_HOST']) env['CONFORMANCE_WEBHOOK_HOST'] = '127.0.0.1';
+const filters = process.argv.slice(2);
+const args = [
+  join(root, 'node_modules', 'vitest', 'vitest.mjs'),
+  'run',
+  ...(filters.length > 0 ? filters : ['test/conformance', 'test/real']),
+  '--reporter=default',
+  `--reporter=${join(root, 'test', 'conformance', 'version-gate-reporter.ts')}`,
+];
+process.stdout.write(`test:real: against ${kubeconfig}\n`);
+const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
