@@ -48,6 +48,9 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true, shortNames: ['sa'], subresources: ['token'] }),
   builtin({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
   builtin({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true }),
+  // Pods are stored and served, with their status subresource, but nothing schedules or runs them: a
+  // test plays the Job controller (creates a Job's Pod) and the kubelet (writes its status).
+  builtin({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status'], zeroStatus: { phase: 'Pending' } }),
   // Services are stored and served (the operator ships its webhook's); no kube-proxy routes them: a test
   // maps one to a loopback address with `services`/`registerService` (the conversion webhook client).
   builtin({ group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], zeroStatus: { loadBalancer: {} }, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] }),

@@ -12,6 +12,7 @@ interface Attribute {
 const modelByResource: Readonly<Record<string, string>> = {
   'configmaps.': 'V1ConfigMap',
   'secrets.': 'V1Secret',
+  'pods.': 'V1Pod',
   'services.': 'V1Service',
   'namespaces.': 'V1Namespace',
   'serviceaccounts.': 'V1ServiceAccount',
