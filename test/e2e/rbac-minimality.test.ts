@@ -2,7 +2,8 @@
  * Every verb of every rule of the RBAC in dist/ is needed: with any one verb removed (the whole rule
  * when it has one verb), a short scenario that exercises everything the controller does (leader
  * election, create, status, heal by patch, finding a child whose labels were removed with a GET, Events
- * including an aggregated repeat, a backup Job's failure seen through the Jobs watch, a Restore's Job and status, the conversion webhook's certificate Secret and CRD caBundle, so that a
+ * including an aggregated repeat, a backup Job's failure seen through the Jobs watch, a Restore's Job and status, its status.backup read from its
+ * finished Job's Pod (one LIST of Pods), the conversion webhook's certificate Secret and CRD caBundle, so that a
  * schedule written in v1alpha1 is converted) fails, and the request log shows the controller being refused (403). With the full RBAC it
  * passes without a single 403. The server enforces OwnerReferencesPermissionEnforcement (see the
  * harness), which makes `backupschedules/finalizers: update` provable too. The `certificates: 'cert-manager'`
@@ -15,11 +16,13 @@ import { join } from 'node:path';
 import { Testing } from 'cdk8s';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CRD_NAME } from '../../src/api/constants.ts';
-import { RESTORES } from '../../src/controller/resources.ts';
+import { formatTerminationMessage } from '../../src/backup/termination-message.ts';
+import { JOBS, RESTORES } from '../../src/controller/resources.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { ResourceClient } from '../../src/kube/resource-client.ts';
 import { OperatorChart, WEBHOOK_SERVICE_NAME } from '../../src/manifests/index.ts';
 import { webhookDnsNames } from '../../src/pure/names.ts';
+import { endRestoreJob, type RestoreJobObject } from '../controller/restore-job-run.ts';
 import { caAndServing, KubeletSecretVolume, tlsSecretFiles } from '../runtime/kubelet-secret-volume.ts';
 import { buildBundle, ControllerProcess, CONTROLLER_SA, CONTROLLER_USER, distDocuments, LEASE, sleep, startCluster, waitFor, WEBHOOK_FLAG, type Cluster } from './harness.ts';
 import { api, failedJobStatus, readyOf, runJob, scheduleManifest, scheduleManifestV1alpha1, type ChildCronJob } from './scenarios.ts';
@@ -125,9 +128,14 @@ async function runScenario(without?: RuleCase, variant?: Variant): Promise<Outco
     await k.waitForReady('rbac', 'nightly', (s) => s.status?.conditions?.some((c) => c.type === 'LastBackupSucceeded' && c.status === 'False') === true, 60_000);
     // A Restore of that schedule (after the initial LIST: through the Restores watch): its Job created
     // (blockOwnerDeletion: restores/finalizers) and its status written.
-    const restores = new ResourceClient<KubeObject & { status?: { jobName?: string } }>(cluster.admin, RESTORES);
+    const restores = new ResourceClient<KubeObject & { status?: { jobName?: string; backup?: { sha256?: string } } }>(cluster.admin, RESTORES);
     await restores.create({ apiVersion: 'kubelings.dev/v1', kind: 'Restore', metadata: { name: 'drill', namespace: 'rbac' }, spec: { from: { backupScheduleName: 'nightly' }, backup: 'latest', target: { persistentVolumeClaim: { claimName: 'restored' } } } } as KubeObject);
     await waitFor('the Restore to have its Job', async () => (await restores.get({ namespace: 'rbac', name: 'drill' })).status?.jobName === 'restore-drill', 60_000);
+    // Its Job ends: status.backup comes from the Pod's termination message (pods: list).
+    const restoreJob = await new ResourceClient<RestoreJobObject>(cluster.admin, JOBS).get({ namespace: 'rbac', name: 'restore-drill' });
+    const sha256 = 'a1'.repeat(32);
+    await endRestoreJob(cluster.admin, restoreJob, { exitCode: 0, message: formatTerminationMessage({ exitCode: 0, message: 'restored', file: 'nightly-20261130T020007Z.tar.gz', size: 1, sha256 }) });
+    await waitFor('the Restore to have status.backup', async () => (await restores.get({ namespace: 'rbac', name: 'drill' })).status?.backup?.sha256 === sha256, 60_000);
     await waitFor('the Created event and an Updated event counted at least twice', async () => {
       const events = await k.events('rbac', 'nightly');
       return events.some((e) => e.reason === 'Created') && events.some((e) => e.reason === 'Updated' && e.count >= 2);
@@ -167,6 +175,8 @@ describe('RBAC minimality', () => {
     expect(CASES.map((c) => c.label)).toContain('cronjobs [get]');
     expect(CASES.map((c) => c.label)).toContain('cronjobs [patch]');
     expect(CASES.map((c) => c.label)).not.toContain('cronjobs [update]');
+    expect(CASES.map((c) => c.label)).toContain('pods [list]');
+    expect(CASES.map((c) => c.label)).not.toContain('pods [watch]');
   });
 
   it.concurrent.each(CASES)(
