@@ -23,6 +23,7 @@ describe('OperatorRbac', () => {
       'kubelings.dev/restores/finalizers: update',
       'batch/cronjobs: get,list,watch,create,patch',
       'batch/jobs: list,watch,create',
+      '/pods: list',
       '/events: create,patch',
     ]);
   });
