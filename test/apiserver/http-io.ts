@@ -97,6 +97,13 @@ export function sendJsonText(res: ServerResponse, code: number, text: string, wa
   res.end(text);
 }
 
+/** Go's `http.NotFound`: what kube-apiserver answers for a path no handler in its chain serves. */
+export function sendPlainNotFound(res: ServerResponse): void {
+  const text = '404 page not found\n';
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
 /** Writes a Status body with its code (and Retry-After for 429/503 with retryAfterSeconds). */
 export function sendStatus(res: ServerResponse, status: StatusBody): void {
   const code = status.code ?? 200;

@@ -132,10 +132,20 @@ describe('discovery', () => {
 });
 
 describe('unknown paths and methods', () => {
-  it('answers an unknown API group with a 404 Status', async () => {
+  it('answers an unknown API group with the plain-text 404 of the last handler in the chain', async () => {
+    // apiserver's notfoundhandler ends in Go's http.NotFound: no Status body (clients synthesize one).
     const res = await cluster().api.get('/apis/nope.example.com/v1/namespaces/default/foos');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe('404 page not found\n');
+  });
+
+  it('answers an unknown resource or version of a served group with a 404 Status', async () => {
+    for (const path of ['/apis/batch/v1/namespaces/default/foos', '/apis/batch/v9/namespaces/default/cronjobs']) {
+      const res = await cluster().api.get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+    }
   });
 
   it('answers a POST to an object path with 405 MethodNotAllowed', async () => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthenticatedUser } from '../auth.ts';
 import { fail, serverErrors } from '../errors.ts';
+import { sendPlainNotFound } from '../http-io.ts';
 import { handleReview } from '../handlers/access-review.ts';
 import { handleGet, handleList } from '../handlers/read.ts';
 import { getScale } from '../handlers/scale.ts';
@@ -13,6 +14,10 @@ import type { RequestInfo } from './request-info.ts';
 /** Routes an authorized resource request to its handler; unknown paths 404, unsupported verbs 405. */
 export async function serveResource(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, user: AuthenticatedUser): Promise<void> {
   const type = ctx.registry.get(info.apiGroup, info.apiVersion, info.resource);
+  // A group nobody serves matches no go-restful web service: kube's handler chain falls through the
+  // aggregator and apiextensions to the last delegate, apiserver's notfoundhandler, whose answer is
+  // `http.NotFound`'s plain text, not a Status.
+  if (!type && info.apiGroup !== '' && !ctx.registry.groups().has(info.apiGroup)) return sendPlainNotFound(res);
   if (!type || info.extraParts > 0) fail(serverErrors.pathNotFound());
   const sub = info.subresource;
   if (sub !== undefined && !type.subresources.includes(sub)) fail(serverErrors.pathNotFound());

@@ -90,7 +90,7 @@ describe('object writes', () => {
   });
 
   it.each([
-    ['an unknown path', 'GET', '/apis/nope.example.com/v1/things', 404],
+    ['an unknown path of a served group (an unknown group is plain text: not-found.test.ts)', 'GET', '/apis/batch/v1/things', 404],
     ['a POST to an item', 'POST', `${CM}/a`, 405],
   ])('answers %s (%s %s) with %i', async (_what, method, path, code) => {
     const res = await api(method, path, method === 'POST' ? {} : undefined);

@@ -117,9 +117,10 @@ export async function startConversionWebhook(host = webhookHost() ?? '127.0.0.1'
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }));
     });
   });
-  // The address the certificate names, an address of this machine: reachable from the apiserver
-  // without listening on every interface.
-  const bindHost = host;
+  // An IP the certificate names is an address of this machine: listen there only. A name is either one
+  // the test server routes to loopback, or (CONFORMANCE_WEBHOOK_HOST) this machine as a remote
+  // apiserver resolves it, where only every interface is sure to be reached.
+  const bindHost = isIP(host) ? host : webhookHost() === host ? '0.0.0.0' : '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, bindHost, () => resolve());
