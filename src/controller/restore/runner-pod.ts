@@ -92,7 +92,7 @@ export async function readRunnerReport(listPods: ListPods, job: KubeObject, cont
   }
   const found = items.map((item) => terminatedRunner(item, uid)).filter((t): t is Terminated => t !== undefined).sort(newestFirst);
   const newest = found[0];
-  if (newest === undefined) return { problem: `no Pod of Job ${name} with a terminated ${RESTORE_CONTAINER_NAME} container (deleted?)` };
+  if (newest === undefined) return { problem: `no Pod of Job ${name} with a terminated ${RESTORE_CONTAINER_NAME} container among the first ${RUNNER_POD_LIST_LIMIT} listed (deleted, or still terminating)` };
   const where = `the termination message of Pod ${newest.pod}`;
   const parsed = parseRunnerReport(newest.message);
   if ('problem' in parsed) {

@@ -18,9 +18,9 @@ interface BoundObjectReference {
 }
 
 /**
- * The Secret a token is bound to (`serviceaccount/storage` `TokenREST.Create`): Pods and Nodes are not
- * served here, so binding to one answers 404 as for a missing object; other kinds are 400; a uid that
- * does not match is 409.
+ * The Secret a token is bound to (`serviceaccount/storage` `TokenREST.Create`): binding to a Pod or a
+ * Node is not ported (Nodes are not served, Pods are stored but never run), so it answers 404 as for a
+ * missing object; other kinds are 400; a uid that does not match is 409.
  */
 function boundSecret(ctx: ServerContext, namespace: string, ref: BoundObjectReference): { name: string; uid: string } {
   const name = ref.name ?? '';
