@@ -3,7 +3,9 @@
  * one Job from the schedule's destination, follows the Job to Succeeded or Failed and then leaves the
  * Restore alone (no second Job after the first is deleted), refuses disallowed images and endpoints and
  * a foreign Job of its name without creating anything, and does not rewrite a status that only differs
- * in key order (the API server sorts keys).
+ * in key order (the API server sorts keys). Once the Job has ended it reads the runner's report from the
+ * Job's Pod with one LIST (fake here): status.backup, the runner's message in the condition, a bad or
+ * missing report named in the condition and an Event.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiStatusError } from '../../src/kube/api-status-error.ts';
