@@ -14,6 +14,8 @@ interface BuiltinSpec {
   readonly verbs?: readonly string[];
   readonly spec?: boolean;
   readonly createOnUpdate?: boolean;
+  /** The strategy's `AllowUnconditionalUpdate`: false makes an update without resourceVersion a 422. @default true */
+  readonly unconditionalUpdate?: boolean;
   readonly defaultPropagation?: 'Background' | 'Orphan';
   readonly zeroStatus?: Readonly<Record<string, unknown>>;
 }
@@ -32,7 +34,7 @@ function builtin(spec: BuiltinSpec): ResourceType {
     subresources: spec.subresources ?? [],
     verbs: spec.verbs ?? ALL_VERBS,
     generation: spec.spec ? 'spec' : 'none',
-    allowUnconditionalUpdate: true,
+    allowUnconditionalUpdate: spec.unconditionalUpdate ?? true,
     allowCreateOnUpdate: spec.createOnUpdate ?? false,
     ...(spec.defaultPropagation ? { defaultPropagation: spec.defaultPropagation } : {}),
     ...(spec.zeroStatus ? { zeroStatus: spec.zeroStatus } : {}),
@@ -61,7 +63,8 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true, categories: ['all'], subresources: ['status'], spec: true, defaultPropagation: 'Orphan' }),
   // Deployments are stored and served (the operator ships one) but no controller creates ReplicaSets or Pods.
   builtin({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'], spec: true }),
-  builtin({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, createOnUpdate: true }),
+  // leaseStrategy.AllowUnconditionalUpdate is false: every update names the resourceVersion it replaces.
+  builtin({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, createOnUpdate: true, unconditionalUpdate: false }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true, createOnUpdate: true }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, createOnUpdate: true }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, createOnUpdate: true }),
@@ -72,5 +75,5 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false, verbs: ['create'] }),
   builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', namespaced: true, verbs: ['create'] }),
   builtin({ group: 'authentication.k8s.io', version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
-  builtin({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: ['status'], spec: true }),
+  builtin({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], subresources: ['status'], spec: true, unconditionalUpdate: false }),
 ];

@@ -111,9 +111,10 @@ describe('authorization (RBAC)', () => {
     const apply = await sa.client.request('PATCH', `${path}/op-leader?fieldManager=conformance`, { body, contentType: 'application/apply-patch+yaml' });
     expect(apply.status).toBe(403);
     expect((await api.get(`${path}/op-leader`)).status).toBe(404);
-    // An update of the existing object needs no create, and create is enough to recreate.
-    must(await api.post(path, lease('op-leader')), 201);
-    expect((await sa.client.put(`${path}/op-leader`, { ...body, metadata: { name: 'op-leader' } })).status).toBe(200);
+    // An update of the existing object needs no create, and create is enough to recreate. A Lease takes
+    // no unconditional update (leaseStrategy.AllowUnconditionalUpdate is false): name the version replaced.
+    const recreated = must(await api.post(path, lease('op-leader')), 201);
+    expect((await sa.client.put(`${path}/op-leader`, { ...body, metadata: { name: 'op-leader', resourceVersion: recreated.metadata.resourceVersion } })).status).toBe(200);
     await role(ns, 'lease-creator', [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] }]);
     await bind(ns, 'Role', 'lease-creator', ns, 'updater');
     must(await api.delete(`${path}/op-leader`), 200);

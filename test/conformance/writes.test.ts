@@ -70,6 +70,25 @@ describe('writes', () => {
     expect(res.body.message).toMatch(new RegExp(`^widgets\\.${w.group.replace(/\./g, '\\.')} "w1" is invalid: metadata\\.resourceVersion: Invalid value: .*must be specified for an update$`));
   });
 
+  it('refuses an unconditional update of a Lease with 422 (leaseStrategy.AllowUnconditionalUpdate is false)', async () => {
+    const { api } = cluster();
+    const ns = await cluster().namespace('writes');
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+    const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l1' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15 } };
+    const created = must(await api.post(path, { ...body, spec: {} }), 201);
+    const res = await api.put(`${path}/l1`, body);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(
+      failure(422, 'Invalid', 'leases.coordination.k8s.io "l1" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update', {
+        name: 'l1',
+        group: 'coordination.k8s.io',
+        kind: 'leases',
+        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }],
+      }),
+    );
+    expect((await api.put(`${path}/l1`, { ...body, metadata: { name: 'l1', resourceVersion: created.metadata.resourceVersion } })).status).toBe(200);
+  });
+
   it('applies a JSON merge patch, where null removes a key', async () => {
     const { api } = cluster();
     const ns = await cluster().namespace('writes');
