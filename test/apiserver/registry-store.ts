@@ -1,3 +1,4 @@
+import { goStrconvQuote } from '../../src/api/go-quote.ts';
 import { statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject, StatusBody } from '../../src/kube/object.ts';
 import type { Clock } from '../../src/runtime/clock.ts';
@@ -210,9 +211,11 @@ export class RegistryStore {
     const hooks = this.#hooks.get(gr);
     hooks?.prepareUpdate?.(next, old, opts.subresource);
     if (old.metadata.deletionTimestamp) {
-      const added = (next.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f));
+      const added = [...new Set((next.metadata.finalizers ?? []).filter((f) => !(old.metadata.finalizers ?? []).includes(f)))].sort();
       if (added.length > 0) {
-        fail(statusErrors.invalid({ group: type.group, kind: type.kind }, name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]));
+        // apimachinery formats the sorted set with Go's %#v: []string{"a", "b"}.
+        const goSlice = `[]string{${added.map(goStrconvQuote).join(', ')}}`;
+        fail(statusErrors.invalid({ group: type.group, kind: type.kind }, name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${goSlice}` }]));
       }
     }
     opts.admit?.(next, old);
