@@ -203,22 +203,28 @@ describe('built-in defaulting', () => {
     expect(Object.values(selector?.matchLabels ?? {})).toContain(res.body.metadata.uid);
   });
 
-  it('defaults a ClusterIP Service as the webhook Service of dist/ is written: type, affinity, protocol, targetPort, one single-stack clusterIP', async () => {
+  it('defaults a ClusterIP Service as the webhook Service of dist/ is written: type, affinity, protocol, targetPort, one single-stack clusterIP', async (ctx) => {
     const ns = await cluster().namespace('bi');
     const body = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { selector: { app: 'x' }, ports: [{ name: 'webhook', port: 443, targetPort: 'webhook' }, { name: 'plain', port: 8080 }] } };
     const created = must(await cluster().api.post(`/api/v1/namespaces/${ns}/services`, body), 201) as { metadata: object; spec: Record<string, any>; status: unknown };
     expect(created.spec).toMatchObject({
       type: 'ClusterIP',
       sessionAffinity: 'None',
-      internalTrafficPolicy: 'Cluster',
-      ipFamilyPolicy: 'SingleStack',
       ports: [
         { name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' },
         { name: 'plain', port: 8080, targetPort: 8080, protocol: 'TCP' },
       ],
     });
-    // The cluster's primary family (IPv4 here; an IPv6-primary cluster allocates from its IPv6 range).
-    expect(created.spec['ipFamilies']).toEqual([isIPv6(created.spec['clusterIP']) ? 'IPv6' : 'IPv4']);
+    if (await cluster().has(ctx, 'service-internal-traffic-policy')) expect(created.spec['internalTrafficPolicy']).toBe('Cluster');
+    else expect(created.spec).not.toHaveProperty('internalTrafficPolicy');
+    if (await cluster().has(ctx, 'service-ip-families')) {
+      expect(created.spec['ipFamilyPolicy']).toBe('SingleStack');
+      // The cluster's primary family (IPv4 here; an IPv6-primary cluster allocates from its IPv6 range).
+      expect(created.spec['ipFamilies']).toEqual([isIPv6(created.spec['clusterIP']) ? 'IPv6' : 'IPv4']);
+    } else {
+      expect(created.spec).not.toHaveProperty('ipFamilyPolicy');
+      expect(created.spec).not.toHaveProperty('ipFamilies');
+    }
     expect(isIP(created.spec['clusterIP'])).not.toBe(0);
     expect(created.spec['clusterIPs']).toEqual([created.spec['clusterIP']]);
     expect(created.status).toEqual({ loadBalancer: {} });

@@ -50,22 +50,9 @@ describe('CronJob schedules: the server and validateBackupSchedule agree', () =>
     },
   );
 
-  it.for(['0 0 30 2 *', '0 0 31 4 *', '0 2 * * +1', '*/120 4-22 * * *', '0 2 * * 6', '@every 1h30m', '@midnight'])('accepts %j', async (schedule) => {
+  it.for(['0 0 30 2 *', '0 0 31 4 *', '0 2 * * +1', '*/120 4-22 * * *', '0 2 * * 6', '0 2 1,,15 * *', '@every 1h30m', '@midnight'])('accepts %j', async (schedule) => {
     expect(cronScheduleError(schedule)).toBeUndefined();
     expect((await createCronJob({ schedule })).status).toBe(201);
-  });
-
-  it('accepts an empty item in a list ("1,,15"), which cron v3 skips', async (ctx) => {
-    const schedule = '0 2 1,,15 * *';
-    expect(cronScheduleError(schedule)).toBeUndefined();
-    const res = await createCronJob({ schedule });
-    if (await cluster().has(ctx, 'cronjob-schedule-cron-v3')) {
-      expect(res.status).toBe(201);
-      return;
-    }
-    // v1 splits the list on every comma and parses the empty item as a number.
-    expect(res.status).toBe(422);
-    expect(causesOf(res)).toContainEqual({ reason: 'FieldValueInvalid', field: 'spec.schedule', message: `Invalid value: "${schedule}": Failed to parse int from : strconv.Atoi: parsing "": invalid syntax` });
   });
 });
 
@@ -121,7 +108,9 @@ describe('CronJob container quantities: the server and the validator agree', () 
     const resources = { requests: { memory: '1Gi' }, limits: { memory: '512Mi' } };
     const res = await createCronJob({}, resources);
     expect(res.status).toBe(422);
-    expect(causesOf(res)).toContainEqual({ reason: 'FieldValueInvalid', field: `${containerPath}.requests`, message: 'Invalid value: "1Gi": must be less than or equal to memory limit of 512Mi' });
+    // 1.20 does not name the limit (`must be less than or equal to memory limit`); the release that added
+    // ` of 512Mi` is not pinned in version-gates.ts, so either text is accepted (docs/real-cluster.md).
+    expect(causesOf(res)).toContainEqual({ reason: 'FieldValueInvalid', field: `${containerPath}.requests`, message: expect.stringMatching(/^Invalid value: "1Gi": must be less than or equal to memory limit( of 512Mi)?$/) });
     expect(resourcesErrors(resources, 'r').map((e) => e.field)).toEqual(['r.requests.memory']);
   });
 

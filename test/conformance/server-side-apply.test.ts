@@ -111,7 +111,7 @@ describe('server-side apply', () => {
     expect(owned).toEqual({ 'k:{"name":"a"}': { '.': {}, 'f:image': {}, 'f:name': {} } });
   });
 
-  it('records a write of the scale subresource as the scaler\'s, so an apply of another replica count conflicts with it', async () => {
+  it('records a write of the scale subresource as the scaler\'s, so an apply of another replica count conflicts with it', async (ctx) => {
     const ns = await cluster().namespace('ssa');
     const path = `/apis/apps/v1/namespaces/${ns}/deployments/web`;
     const deployment = (replicas: number) => ({
@@ -124,6 +124,13 @@ describe('server-side apply', () => {
     expect(scaled.body).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web', namespace: ns }, spec: { replicas: 3 }, status: { selector: 'app=web' } });
     const live = must(await cluster().api.get(path), 200);
     expect(dig(live, 'spec.replicas')).toBe(3);
+    if (!(await cluster().has(ctx, 'scale-subresource-ownership'))) {
+      // No entry for the scaler: the applier still owns spec.replicas and takes it back without conflict.
+      expect(entries(live).map((e) => e.manager)).not.toContain('scaler');
+      const reapplied = must(await apply(path, deployment(2), 'ssa-a'), 200);
+      expect(dig(reapplied, 'spec.replicas')).toBe(2);
+      return;
+    }
     expect(entries(live).find((e) => e.manager === 'scaler')).toMatchObject({ operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale', fieldsV1: { 'f:spec': { 'f:replicas': {} } } });
     const res = await apply(path, deployment(2), 'ssa-a');
     expect(res.status).toBe(409);

@@ -35,11 +35,11 @@ export const BEHAVIOURS = {
     before: 'spec.timeZone is dropped on write (an unknown field of batch/v1 CronJobSpec), any value is accepted',
   },
   'cronjob-schedule-cron-v3': {
-    what: 'CronJob spec.schedule is parsed by robfig/cron v3 (lower-case errors, empty list items skipped)',
+    what: 'CronJob spec.schedule is parsed by robfig/cron v3 (lower-case errors)',
     since: '1.22',
     stages: 'dependency update, no feature gate: 1.22',
     ref: 'kubernetes/kubernetes#102735',
-    before: 'robfig/cron v1.1.0 parses it: the same errors capitalized, and an empty list item ("1,,15") refused',
+    before: 'robfig/cron v1.1.0 parses it: the same errors, capitalized',
   },
   'crd-validation-rules': {
     what: 'CRD x-kubernetes-validations (CEL) rules are kept in the CRD and evaluated on writes',
@@ -68,6 +68,27 @@ export const BEHAVIOURS = {
     stages: 'alpha 1.23 (off), beta 1.24 (on), GA 1.27',
     ref: 'KEP-2896',
     before: '/openapi/v3 answers 404',
+  },
+  'scale-subresource-ownership': {
+    what: 'a write through /scale is recorded as its field manager\'s (managedFields entry with subresource: scale), so an apply of another spec.replicas conflicts with it',
+    since: '1.22',
+    stages: 'no feature gate: 1.22 (ManagedFieldsEntry.subresource, then scale ownership built on it)',
+    ref: 'kubernetes/kubernetes#98377 + kubernetes/kubernetes#100970',
+    before: 'a /scale write leaves managedFields as they were: the applier still owns spec.replicas and an apply of another count succeeds',
+  },
+  'service-ip-families': {
+    what: 'a Service is stored with spec.ipFamilyPolicy (SingleStack) and spec.ipFamilies (the cluster\'s primary family)',
+    since: '1.21',
+    stages: 'IPv6DualStack rework alpha 1.20 (off), beta 1.21 (on), GA 1.23',
+    ref: 'KEP-563',
+    before: 'both fields are dropped on write (IPv6DualStack off); spec.clusterIPs is set',
+  },
+  'service-internal-traffic-policy': {
+    what: 'a Service is defaulted with spec.internalTrafficPolicy: Cluster',
+    since: '1.22',
+    stages: 'alpha 1.21 (off), beta 1.22 (on), GA 1.26',
+    ref: 'KEP-2086',
+    before: 'no such field',
   },
   'self-subject-review': {
     what: 'authentication.k8s.io/v1 SelfSubjectReview (kubectl auth whoami)',

@@ -133,9 +133,17 @@ describe.concurrent('watch timeouts', () => {
     const ns = await cluster().namespace('watch');
     const created = must(await api.post(w.path(ns), w.body('w1')), 201);
     const stream = (api.watch(w.path(ns), { resourceVersion: created.metadata.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: 3 }));
+    expect((await stream.response).statusCode).toBe(200);
+    // Bookmarks are best effort: the watch cache sends one (about a second before the deadline, and
+    // each second after) at the last resourceVersion it processed, and a watcher drops any event not
+    // newer than the resourceVersion it started from (cacheWatcher.process, 1.20 and since). Without a
+    // change to this resource after the watch's start, a 1.20 server has nothing newer to bookmark.
+    const later = must(await api.post(w.path(ns), w.body('w2')), 201);
     const events = await stream.drain(10_000);
+    expect(events.find((e) => e.type === 'ADDED')).toMatchObject({ object: { metadata: { name: 'w2' } } });
     const bookmarks = events.filter((e) => e.type === 'BOOKMARK');
     expect(bookmarks.length).toBeGreaterThanOrEqual(1);
+    expect(BigInt(bookmarks.at(-1)?.object.metadata.resourceVersion ?? '0')).toBeGreaterThanOrEqual(BigInt(later.metadata.resourceVersion ?? ''));
     for (const b of bookmarks) {
       expect(Object.keys(b.object).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
       expect(b.object).toMatchObject({ kind: 'Widget', apiVersion: w.apiVersion });
