@@ -27,7 +27,8 @@ import { tarChecker } from './pipeline/tar-check.ts';
 import type { Produced, ProducerDependencies } from './producers.ts';
 import { SnapshotInvalidError } from './snapshot-verify.ts';
 import { archiveDirectory } from './volume-archive.ts';
-import { assertAllReadable, assertSameMetadata, byteCounter, checkSourceDirectory, createScratch, fromFirstEndpoint, incompleteReason, readSourceTls, untilAborted, snapshotThroughPipeline } from './producer-common.ts';
+import { assertAllReadable, assertSameMetadata, byteCounter, checkSourceDirectory, fromFirstEndpoint, incompleteReason, readSourceTls, untilAborted } from './producer-common.ts';
+import { createScratch, snapshotThroughPipeline } from './snapshot-pipeline.ts';
 
 /** A temp file fed the pipeline's output at increasing positions, hashing what it stores. */
 class HashingFileSink implements EncodedSink {

@@ -1,23 +1,19 @@
 /**
  * What the producers of a run share, whatever the destination (a directory, a directory with
  * `--age-recipient`, a bucket): the byte counter, the etcd TLS read, the "first endpoint that delivers"
- * loop, the snapshot streamed through the encode pipeline while it lands in a scratch file, and the
- * volume archive's source-directory check, abort guard and end-of-archive verdicts. One place each, so
- * the three producers word a failure the same way.
+ * loop, and the volume archive's source-directory check, abort guard and end-of-archive verdicts. One
+ * place each, so the three producers word a failure the same way. The snapshot streamed through the
+ * encode pipeline is in snapshot-pipeline.ts: this module is a static import of every run, and the
+ * pipeline's age and compression code is for encrypting runs only.
  */
 import { stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { BackupSource } from './backup-args.ts';
 import { BackupFailedError, describeIoError } from './backup-errors.ts';
-import { TempFile } from './durable-file.ts';
-import { tempFilePrefix } from './backup-names.ts';
-import { EndpointError, readEtcdTls, streamSnapshot, type EtcdTls } from './etcd-snapshot.ts';
-import { sendThrough, type EncodedSink, type PipelineSettings } from './pipeline/encode-pipeline.ts';
-import { FileFollower } from './pipeline/file-follower.ts';
+import { EndpointError, readEtcdTls, type EtcdTls } from './etcd-snapshot.ts';
 import type { Progress } from './progress.ts';
-import { SnapshotInvalidError, verifySnapshot, type SnapshotReport } from './snapshot-verify.ts';
+import { SnapshotInvalidError } from './snapshot-verify.ts';
 import { UNREADABLE_LIMIT, type ArchiveResult } from './volume-archive.ts';
 
 /** The part of a producer's dependencies that counting and the endpoint loop use. */
@@ -70,49 +66,9 @@ export async function fromFirstEndpoint<T>(endpoints: readonly string[], deps: P
   throw new BackupFailedError(`etcd snapshot: no endpoint delivered a valid snapshot (${failures.join('; ') || 'aborted'})`);
 }
 
-/** What {@link snapshotThroughPipeline} needs of the run. */
+/** What the etcd snapshot producers need of the run. */
 export interface SnapshotPipelineDeps extends CountingDeps {
   readonly clock: Clock;
-}
-
-/**
- * Streams `endpoint`'s snapshot into `scratch` and, from that file as it grows, through the pipeline into
- * `sink`; once etcd ends the stream, checks the scratch file (trailer, bbolt meta pages, bucket walk)
- * while its tail is still being sent. A failed send stops the snapshot stream at once and is the error
- * (not the endpoint's, so no next endpoint is tried), unless the run was stopped.
- */
-export async function snapshotThroughPipeline(endpoint: string, tls: EtcdTls | undefined, scratch: TempFile, settings: PipelineSettings, sink: EncodedSink, deps: SnapshotPipelineDeps): Promise<SnapshotReport> {
-  const count = byteCounter(deps);
-  const follower = new FileFollower(scratch.path);
-  const stop = new AbortController();
-  let sendFailure: unknown;
-  const sending = sendThrough(follower.stream(), [], settings, sink, deps.onBytesCopied);
-  sending.catch((err: unknown) => {
-    sendFailure ??= err;
-    stop.abort(err);
-  });
-  const signal = deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal;
-  let streamed;
-  try {
-    streamed = await streamSnapshot({ endpoint, tls, file: scratch.handle, clock: deps.clock, onBytes: (n) => (follower.wrote(n), count(n)), onTotal: (t) => deps.progress.setTotal(t), signal });
-  } catch (err) {
-    follower.fail(err as Error);
-    await sending.catch(() => undefined);
-    throw sendFailure !== undefined && !deps.signal?.aborted ? sendFailure : err;
-  }
-  follower.end(streamed.bytes);
-  await scratch.sync();
-  const [report] = await Promise.all([verifySnapshot(scratch.path, streamed.digest), sending]);
-  return report;
-}
-
-/** A fresh scratch file in TMPDIR (the Pod's emptyDir): where a snapshot lands for bbolt's random-access check. */
-export async function createScratch(schedule: string): Promise<TempFile> {
-  try {
-    return await TempFile.create(tmpdir(), tempFilePrefix(schedule));
-  } catch (err) {
-    throw new BackupFailedError(describeIoError(`cannot create a scratch file in ${tmpdir()} (TMPDIR)`, err), { cause: err });
-  }
 }
 
 /** Fails the run unless `dir` is a directory, in words naming the errno. */

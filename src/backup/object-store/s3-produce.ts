@@ -18,7 +18,8 @@ import { archiveDirectory } from '../volume-archive.ts';
 import type { MultipartUpload, SentObject } from './s3-multipart.ts';
 import { tarChecker } from '../pipeline/tar-check.ts';
 import { sendThrough, type PipelineSettings } from '../pipeline/encode-pipeline.ts';
-import { assertAllReadable, assertSameMetadata, byteCounter, checkSourceDirectory, createScratch, fromFirstEndpoint, incompleteReason, readSourceTls, snapshotThroughPipeline, untilAborted, type SnapshotPipelineDeps } from '../producer-common.ts';
+import { assertAllReadable, assertSameMetadata, byteCounter, checkSourceDirectory, fromFirstEndpoint, incompleteReason, readSourceTls, untilAborted, type SnapshotPipelineDeps } from '../producer-common.ts';
+import { createScratch, snapshotThroughPipeline } from '../snapshot-pipeline.ts';
 
 /** What a producer needs from the run. */
 export interface UploadProducerDeps extends SnapshotPipelineDeps {
