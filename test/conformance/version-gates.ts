@@ -62,6 +62,12 @@ export const BEHAVIOURS = {
     ref: 'KEP-2885',
     before: 'the parameter is ignored: unknown fields are pruned silently, with no Warning header',
   },
+  'list-from-cache-fresh': {
+    what: 'a LIST with resourceVersionMatch=NotOlderThan at the resourceVersion of a consistent LIST is served at once (the watch cache requests progress from etcd to catch up)',
+    since: '1.31',
+    stages: 'alpha 1.28 (off), beta 1.31 (on), GA 1.34',
+    ref: 'KEP-2340',
+  },
   'openapi-v3': {
     what: 'GET /openapi/v3 (the discovery of per-group-version OpenAPI v3 documents)',
     since: '1.24',
@@ -75,6 +81,13 @@ export const BEHAVIOURS = {
     stages: 'no feature gate: 1.22 (ManagedFieldsEntry.subresource, then scale ownership built on it)',
     ref: 'kubernetes/kubernetes#98377 + kubernetes/kubernetes#100970',
     before: 'a /scale write leaves managedFields as they were: the applier still owns spec.replicas and an apply of another count succeeds',
+  },
+  'service-update-keeps-cluster-ip': {
+    what: 'an update of a Service that leaves spec.clusterIP/clusterIPs out keeps the allocated addresses',
+    since: '1.21',
+    stages: 'fix, no feature gate: 1.21',
+    ref: 'kubernetes/kubernetes#96684',
+    before: '422 spec.clusterIPs[0]: "primary clusterIP can not be unset"',
   },
   'service-ip-families': {
     what: 'a Service is stored with spec.ipFamilyPolicy (SingleStack) and spec.ipFamilies (the cluster\'s primary family)',
