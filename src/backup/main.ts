@@ -9,18 +9,32 @@
  */
 import { pino } from 'pino';
 import { createLogger } from '../runtime/logger.ts';
-import { BACKUP_USAGE, BackupUsageError, parseBackupArgs, type BackupCommand } from './backup-args.ts';
+import { BACKUP_USAGE, BackupUsageError, parseBackupArgs, type BackupCommand, type BackupSource } from './backup-args.ts';
 import { formatList, listBackups, verifyBackupFile } from './backup-tools.ts';
+import { FLOW_CONTROL_WINDOW } from './etcd-snapshot.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, runBackup, type RunOutcome } from './run-backup.ts';
 import { formatTerminationMessage, writeTerminationMessage } from './termination-message.ts';
 import { scavengeEvery } from './v8-flags.ts';
 
 /**
- * Copied bytes between two scavenges (src/backup/v8-flags.ts says why). 1 MiB: a 200 MB volume run
- * peaked at 97 MiB with 4 MiB and 87–89 MiB with 1 MiB, for the same CPU time (a scavenge of this heap
- * takes well under a millisecond; docs/volume-archive.md).
+ * Copied bytes between two scavenges (src/backup/v8-flags.ts says why), by what the run streams.
+ *
+ * An etcd snapshot to a directory, unencoded: one HTTP/2 receive window ({@link FLOW_CONTROL_WINDOW},
+ * 2 MiB). Up to a window of chunks is always in flight (received, not yet written), and a scavenge can
+ * only copy those, not free them. Scavenging twice per window, as every 1 MiB did, cost a 211 MB
+ * snapshot 200 forced scavenges, and V8 then also ran 8 full GCs during the stream (an incremental
+ * marking every ~100 ms, finalized by the next forced scavenge) with peak RSS at 91-100 MiB; once per
+ * window: 103 scavenges, 1-2 full GCs, 76-81 MiB, user CPU 0.71-0.82 s → 0.63-0.69 s (alternating
+ * runs; docs/performance.md "The backup runner").
+ *
+ * Anything else, 1 MiB: a 200 MB volume run peaked at 97 MiB with 4 MiB and 87–89 MiB with 1 MiB, for
+ * the same CPU time (docs/volume-archive.md). Through the encode pipeline (`--age-recipient`, a bucket)
+ * zstd's and age's buffers are in flight too and each snapshot byte is counted twice (written to the
+ * scratch file, then sent): there 2 MiB peaked at 108-150 MiB against 99-129 with 1 MiB.
  */
-const SCAVENGE_EVERY_BYTES = 1 << 20;
+export function scavengeIntervalBytes(source: BackupSource['kind'], encoded: boolean): number {
+  return source === 'etcd' && !encoded ? FLOW_CONTROL_WINDOW : 1 << 20;
+}
 
 /** Runs `backup <argv…>`; `env` is the process environment. */
 export async function runBackupCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
@@ -81,7 +95,7 @@ export async function runBackupCli(argv: readonly string[], env: Readonly<Record
       try {
         // The run's own code: one aborted mid-write fails (1); one that finished before the signal took hold stands.
         let outcome: RunOutcome | undefined;
-        const deps = { logger, signal: abort.signal, onBytesCopied: scavengeEvery(SCAVENGE_EVERY_BYTES), onOutcome: (o: RunOutcome) => void (outcome = o) };
+        const deps = { logger, signal: abort.signal, onBytesCopied: scavengeEvery(scavengeIntervalBytes(command.source.kind, command.kind === 'upload' || command.encryption !== undefined)), onOutcome: (o: RunOutcome) => void (outcome = o) };
         const code = command.kind === 'upload' ? await (await import('./object-store/s3-run.ts')).runObjectStoreBackup(command, deps, env) : await runBackup(command, deps);
         // `kubectl describe pod` shows it: how the run ended without reading the logs.
         const message = formatTerminationMessage(outcome ?? { exitCode: code, message: `backup ended with exit code ${code}` });
