@@ -1,5 +1,5 @@
 /**
- * `npm run test:real [-- <vitest filters>]`: the conformance suite and the controller e2e core
+ * `npm run test:real [-- <files or folders> <vitest options>]`: the conformance suite and the controller e2e core
  * (test/real/) against a real cluster, never part of `npm test` or CI's required path.
  *
  * The cluster is `CONFORMANCE_KUBECONFIG` (an admin kubeconfig) or else `$REALK8S/admin.kubeconfig`
@@ -29,13 +29,24 @@ if (!existsSync(kubeconfig)) {
 
 const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_KUBECONFIG: kubeconfig, E2E_KUBECONFIG: kubeconfig };
 if (!process.env['CONFORMANCE_KUBECONFIG'] && plane && !env['CONFORMANCE_WEBHOOK_HOST']) env['CONFORMANCE_WEBHOOK_HOST'] = '127.0.0.1';
-const filters = process.argv.slice(2);
+// Options (`--reporter=json`, `-t name`) pass through to vitest; other arguments narrow the files, which
+// are the real-cluster suites otherwise (never the whole repository's).
+const extra = process.argv.slice(2);
+const options: string[] = [];
+const filters: string[] = [];
+for (let i = 0; i < extra.length; i++) {
+  const a = extra[i] ?? '';
+  if (!a.startsWith('-')) filters.push(a);
+  else if (a.includes('=') || !['-t', '--testNamePattern', '--outputFile'].includes(a)) options.push(a);
+  else options.push(a, extra[++i] ?? '');
+}
 const args = [
   join(root, 'node_modules', 'vitest', 'vitest.mjs'),
   'run',
   ...(filters.length > 0 ? filters : ['test/conformance', 'test/real']),
   '--reporter=default',
   `--reporter=${join(root, 'test', 'conformance', 'version-gate-reporter.ts')}`,
+  ...options,
 ];
 process.stdout.write(`test:real: against ${kubeconfig}\n`);
 const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });

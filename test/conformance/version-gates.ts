@@ -101,7 +101,7 @@ export const BEHAVIOURS = {
     since: '1.22',
     stages: 'alpha 1.21 (off), beta 1.22 (on), GA 1.26',
     ref: 'KEP-2086',
-    before: 'no such field',
+    before: 'the field does not exist: spec.internalTrafficPolicy is absent',
   },
   'self-subject-review': {
     what: 'authentication.k8s.io/v1 SelfSubjectReview (kubectl auth whoami)',
