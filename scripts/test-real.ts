@@ -6,8 +6,10 @@
  * (the local control plane of docs/real-cluster.md). With neither set it says so and exits 0: a
  * machine without a plane skips these runs. The test files themselves read only the explicit
  * variables this script sets (CONFORMANCE_KUBECONFIG, E2E_KUBECONFIG), so `npm test` never writes to a
- * cluster because REALK8S happens to be exported. On the local plane the conversion webhook the suite
- * runs is reachable on loopback, so CONFORMANCE_WEBHOOK_HOST defaults to 127.0.0.1 there.
+ * cluster because REALK8S happens to be exported. The e2e core runs on the local plane or with an
+ * explicit E2E_KUBECONFIG, not on a cluster named only by CONFORMANCE_KUBECONFIG. On the local plane the
+ * conversion webhook the suite runs is reachable on loopback, so CONFORMANCE_WEBHOOK_HOST defaults to
+ * 127.0.0.1 there.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -27,7 +29,10 @@ if (!existsSync(kubeconfig)) {
   process.exit(2);
 }
 
-const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_KUBECONFIG: kubeconfig, E2E_KUBECONFIG: kubeconfig };
+// The e2e core installs dist/'s cluster-wide objects and leaves them: it runs on the local plane, or
+// where E2E_KUBECONFIG asks for it, never on a cluster given only for conformance.
+const e2eKubeconfig = process.env['E2E_KUBECONFIG'] || (process.env['CONFORMANCE_KUBECONFIG'] ? undefined : kubeconfig);
+const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_KUBECONFIG: kubeconfig, ...(e2eKubeconfig ? { E2E_KUBECONFIG: e2eKubeconfig } : {}) };
 if (!process.env['CONFORMANCE_KUBECONFIG'] && plane && !env['CONFORMANCE_WEBHOOK_HOST']) env['CONFORMANCE_WEBHOOK_HOST'] = '127.0.0.1';
 // Options (`--reporter=json`, `-t name`) pass through to vitest; other arguments narrow the files, which
 // are the real-cluster suites otherwise (never the whole repository's).
