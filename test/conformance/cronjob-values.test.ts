@@ -3,7 +3,8 @@
  * (robfig/cron v3 ParseStandard), time zones (Go's case-sensitive tz database names) and container
  * quantities (ParseQuantity, non-negative, requests within limits). Each case is sent to the server and
  * the verdict is compared with the project's validator functions too, so a run against a real cluster
- * (1.28+, like the rest of the suite) checks the validator, not only the test server.
+ * checks the validator, not only the test server. Servers before 1.25 drop spec.timeZone and servers
+ * before 1.22 parse with robfig/cron v1 (version-gates.ts): there the tests assert that instead.
  */
 import { describe, expect, it } from 'vitest';
 import { cronScheduleError } from '../../src/api/cron-schedule.ts';
