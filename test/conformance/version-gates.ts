@@ -3,7 +3,8 @@
  * Kubernetes release changed is gated through an entry here: on a server of that release or newer the
  * test asserts the behaviour, on an older one it asserts the `before` behaviour when that is well
  * defined (a pruned field, an ignored parameter), and otherwise skips with the note
- * `not in v1.20: <what> (<ref>)`, which the run reports and counts apart from passes and failures.
+ * `not in v1.20: <what> (<ref>, since <release>)`, which the run reports and counts apart from passes
+ * and failures.
  *
  * `since` is the first release that has the behaviour ON BY DEFAULT (a beta feature gate that is on, or
  * GA), since the suite judges clusters as they come; `stages` gives the whole history. The test API
