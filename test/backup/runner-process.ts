@@ -74,6 +74,8 @@ export interface RunnerOptions extends Pick<SpawnOptions, 'uid' | 'gid'> {
    * refuses bytes (ENOSPC), without privileges to mount a small file system. @default none
    */
   readonly fileSizeLimitKiB?: number;
+  /** Node/V8 flags after the image's (e.g. `--trace-gc`). @default none */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** Whether every user may reach and run `file` (o+x on each directory above it, o+rx on the file). */
@@ -130,8 +132,8 @@ export async function killLeftoverRunners(): Promise<void> {
 
 /** Starts `node <image flags> <bundle> <args>` with only `env` (plus PATH) in its environment. */
 export function startRunner(bundle: string, args: readonly string[], env: Record<string, string>, options: RunnerOptions = {}): RunnerHandle {
-  const { fileSizeLimitKiB, ...ids } = options;
-  const argv = [...CONTROLLER_NODE_FLAGS, bundle, ...args];
+  const { fileSizeLimitKiB, nodeFlags = [], ...ids } = options;
+  const argv = [...CONTROLLER_NODE_FLAGS, ...nodeFlags, bundle, ...args];
   // bash: `ulimit -f` counts 1024-byte blocks; an ignored signal stays ignored across exec.
   const node = nodeBinaryFor(options);
   const [file, fileArgs] = fileSizeLimitKiB === undefined ? [node, argv] : ['bash', ['-c', `trap '' XFSZ; ulimit -f ${fileSizeLimitKiB}; exec "$0" "$@"`, node, ...argv]];
