@@ -14,6 +14,23 @@ import { CronExpressionParser } from 'cron-parser';
  */
 export const DEFAULT_START_GRACE_SECONDS = 300;
 
+/**
+ * The window over which the checks of schedules due at the same moment are spread. Schedules share due
+ * times (`0 2 * * *` on thousands of them is usual), and one check each at due + grace + 1 s requeued
+ * them all in the same millisecond: in the soak, ~830 schedules on `*\/20 * * * *` kept the controller
+ * busy for 1.15 s at once, and every change arriving meanwhile waited behind them (docs/soak-tail.md).
+ * Spread over a minute, 10,000 schedules cost ~170 reconciles a second for that minute; a miss is
+ * reported at most a minute later.
+ */
+export const MISSED_CHECK_SPREAD_MS = 60_000;
+
+/** A stable offset in [0, {@link MISSED_CHECK_SPREAD_MS}) for the schedule `id` (its uid): FNV-1a, so offsets are even whatever the ids look like. */
+export function missedCheckSpreadMs(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % MISSED_CHECK_SPREAD_MS;
+}
+
 /** What decides whether a run was missed. */
 export interface ScheduleTiming {
   readonly schedule: string;
@@ -24,6 +41,8 @@ export interface ScheduleTiming {
   readonly createdMs: number;
   /** The CronJob's `status.lastScheduleTime` (ms), when it has one. */
   readonly lastScheduleMs?: number | undefined;
+  /** Added to the next check ({@link missedCheckSpreadMs} of the schedule's uid). @default 0 */
+  readonly checkSpreadMs?: number | undefined;
 }
 
 function graceMs(timing: ScheduleTiming): number {
@@ -57,13 +76,18 @@ export function missedDueMs(timing: ScheduleTiming, nowMs: number): number | und
   return due;
 }
 
-/** When (ms) to look again: the next due time's grace passed, so a run missed meanwhile is seen then. */
+/**
+ * When (ms) to look again: the next due time's grace passed (and the schedule's spread), so a run
+ * missed meanwhile is seen then.
+ */
 export function nextMissedCheckMs(timing: ScheduleTiming, nowMs: number): number | undefined {
   if (timing.suspend) return undefined;
-  const cron = expression(timing, nowMs - graceMs(timing));
+  const spread = timing.checkSpreadMs ?? 0;
+  // A look within the spread after a grace still belongs to that due time: ask from before it.
+  const cron = expression(timing, nowMs - graceMs(timing) - spread);
   if (!cron) return undefined;
   try {
-    return cron.next().getTime() + graceMs(timing) + 1_000;
+    return cron.next().getTime() + graceMs(timing) + 1_000 + spread;
   } catch {
     return undefined;
   }

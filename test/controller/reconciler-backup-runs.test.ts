@@ -5,15 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JobView } from '../../src/pure/backup-runs.ts';
+import { MISSED_CHECK_SPREAD_MS, missedCheckSpreadMs } from '../../src/pure/missed-runs.ts';
 import { asStored } from './fixtures.ts';
 import { converged, desiredOf, harness, KEY } from './reconciler-harness.ts';
 
 const MINUTE = 60_000;
 
 /** A converged schedule created at `created`, and its child whose CronJob last scheduled a run at `lastSchedule`. */
-function subject(created: string, lastSchedule: string | undefined, spec: Record<string, unknown> = {}) {
+function subject(created: string, lastSchedule: string | undefined, spec: Record<string, unknown> = {}, uid?: string) {
   const s = converged(1, spec);
   s.metadata.creationTimestamp = created;
+  if (uid) s.metadata.uid = uid;
   const child = asStored(desiredOf(s), '300');
   if (lastSchedule) child['status'] = { lastScheduleTime: lastSchedule };
   return { s, child };
@@ -42,8 +44,9 @@ describe('reconciler: backup runs', () => {
     const h = harness({ schedule: s, child }, {}, { jobs: () => [] });
     const before = await h.reconciler.reconcileWithMove(KEY);
     expect(h.schedules.get(KEY)?.status?.lastMissedTime).toBeUndefined();
-    // The next check: 02:00 + 5 min grace + 1 s.
-    expect(before.result.requeueAfterMs).toBe(65 * MINUTE + 1_000);
+    // The next check: 02:00 + 5 min grace + 1 s + this schedule's spread.
+    const spread = missedCheckSpreadMs(s.metadata.uid!);
+    expect(before.result.requeueAfterMs).toBe(65 * MINUTE + 1_000 + spread);
     h.clock.step(64 * MINUTE);
     await h.reconciler.reconcileWithMove(KEY);
     expect(h.schedules.get(KEY)?.status?.lastMissedTime).toBeUndefined();
@@ -54,8 +57,30 @@ describe('reconciler: backup runs', () => {
     expect(h.events.filter((e) => e.reason === 'BackupMissed')).toEqual([expect.objectContaining({ type: 'Warning', message: expect.stringContaining('due at 2026-11-30T02:00:00Z') })]);
     const next = await h.reconciler.reconcileWithMove(KEY);
     expect(next.move).toBe('none');
-    expect(next.result.requeueAfterMs).toBe(24 * 60 * MINUTE - MINUTE + 1_000);
+    expect(next.result.requeueAfterMs).toBe(24 * 60 * MINUTE - MINUTE + 1_000 + spread);
     expect(h.events.filter((e) => e.reason === 'BackupMissed')).toHaveLength(1);
+  });
+
+  // Thousands of schedules share a due time: one check each in the same millisecond held the controller
+  // for 1.15 s in the soak (docs/soak-tail.md). Each schedule's check is offset by its uid instead.
+  it('spreads the checks of schedules due at the same moment over a minute, each at a stable offset', async () => {
+    const checks: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { s, child } = subject('2026-11-28T00:00:00Z', '2026-11-29T02:00:00Z', {}, `3f0e${i.toString(16).padStart(4, '0')}-5b1c-4c1e-9d7a-0242ac120002`);
+      const h = harness({ schedule: s, child }, {}, { jobs: () => [] });
+      const first = await h.reconciler.reconcileWithMove(KEY);
+      checks.push(first.result.requeueAfterMs!);
+      // Looked at again before its check (another change), it keeps the same check time.
+      h.clock.step(30 * MINUTE);
+      const again = await h.reconciler.reconcileWithMove(KEY);
+      expect(again.result.requeueAfterMs).toBe(first.result.requeueAfterMs! - 30 * MINUTE);
+    }
+    const offsets = checks.map((ms) => ms - (65 * MINUTE + 1_000));
+    expect(Math.min(...offsets)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...offsets)).toBeLessThan(MISSED_CHECK_SPREAD_MS);
+    // Even: every tenth of the window holds some of the 200 (the same-millisecond herd had one value).
+    const tenths = new Set(offsets.map((o) => Math.floor((o / MISSED_CHECK_SPREAD_MS) * 10)));
+    expect(tenths.size).toBe(10);
   });
 
   it('reports no miss for a suspended schedule, one created after the due time, or a run the CronJob started late within startingDeadlineSeconds', async () => {

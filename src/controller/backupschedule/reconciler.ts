@@ -56,7 +56,7 @@ import { suspendedCopy } from '../../pure/child-suspend.ts';
 import { ALLOWED_IMAGES_FLAG, imageAllowed, suspendIfDisallowed } from '../../pure/image-policy.ts';
 import { DEFAULT_BACKUP_IMAGE } from '../../pure/image.ts';
 import { withoutRunsBaseline, type JobView } from '../../pure/backup-runs.ts';
-import { missedDueMs, nextMissedCheckMs, type ScheduleTiming } from '../../pure/missed-runs.ts';
+import { missedCheckSpreadMs, missedDueMs, nextMissedCheckMs, type ScheduleTiming } from '../../pure/missed-runs.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../../pure/status.ts';
 import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../../kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../../kube/object.ts';
@@ -113,7 +113,8 @@ function scheduleTiming(schedule: BackupScheduleObject, child: KubeObject | unde
   const lastSchedule = (child['status'] as { lastScheduleTime?: unknown } | undefined)?.lastScheduleTime;
   const lastScheduleMs = typeof lastSchedule === 'string' ? Date.parse(lastSchedule) : Number.NaN;
   const { schedule: cron, timeZone, suspend, startingDeadlineSeconds } = schedule.spec;
-  return { schedule: cron, timeZone, suspend, startingDeadlineSeconds, createdMs, ...(Number.isNaN(lastScheduleMs) ? {} : { lastScheduleMs }) };
+  const checkSpreadMs = missedCheckSpreadMs(schedule.metadata.uid ?? objectKey(schedule.metadata));
+  return { schedule: cron, timeZone, suspend, startingDeadlineSeconds, createdMs, checkSpreadMs, ...(Number.isNaN(lastScheduleMs) ? {} : { lastScheduleMs }) };
 }
 
 /** Reconciles BackupSchedules into child CronJobs. */
