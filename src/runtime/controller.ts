@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { retryAfterMs } from '../kube/api-status-error.ts';
 import { splitObjectKey } from '../kube/object.ts';
 import { realClock, type Clock } from './clock.ts';
+import { yieldIfHeld } from './event-loop-yield.ts';
 import type { SyncSource } from './informer.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { noopControllerMetrics, type ControllerMetrics, type ControllerMetricsFactory, type ReconcileOutcome } from './metrics.ts';
@@ -209,6 +210,8 @@ export class Controller {
       const key = await this.queue.get(paused);
       if (key === undefined) return;
       await this.#process(key);
+      // A backlog of reconciles without I/O would otherwise run to its end in one turn of the loop.
+      await yieldIfHeld();
     }
   }
 
