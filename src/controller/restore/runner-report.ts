@@ -12,6 +12,7 @@
  */
 import type { RestoredBackup } from '../../../imports/restore.ts';
 import { BACKUP_NAME_PATTERN, LATEST_BACKUP } from '../../api/restore-schema.ts';
+import { formatTime } from '../../pure/status.ts';
 
 /** What the kubelet keeps of a termination message (and so the most a genuine one can be), in bytes. */
 export const TERMINATION_MESSAGE_MAX_BYTES = 4096;
@@ -67,11 +68,6 @@ function stampTime(name: string): number | undefined {
   // Date.UTC rolls 2026-02-30 over to March: a stamp that is not a real time is refused.
   const same = back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi && back.getUTCSeconds() === s;
   return same ? time : undefined;
-}
-
-/** RFC 3339 UTC without fraction, as the status's other times. */
-function formatTime(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** The backup fields of `fields` (all four or none), or the problem. */
