@@ -18,12 +18,21 @@ export interface Blocked {
  * its validated report, or why there is none.
  */
 export interface RunnerView {
-  readonly report?: {
-    readonly exitCode: number;
-    readonly message: string;
-    readonly backup?: Required<Pick<NonNullable<RestoreStatus['backup']>, 'name' | 'time' | 'size' | 'sha256'>>;
-  };
+  readonly report?: RunnerReport;
   readonly problem?: string;
+}
+
+/** The backup the runner verified, every field present. */
+export type ReportedBackup = Required<Pick<NonNullable<RestoreStatus['backup']>, 'name' | 'time' | 'size' | 'sha256'>>;
+
+/** The runner's termination message, validated (src/controller/restore/runner-report.ts parses it). */
+export interface RunnerReport {
+  /** The runner's exit code (0 restored, 1 failed while writing, 2 usage, 5 refused). */
+  readonly exitCode: number;
+  /** The runner's one-line account of the run (control characters replaced by spaces). */
+  readonly message: string;
+  /** The backup the runner chose and verified: on success, and on a failure while writing. */
+  readonly backup?: ReportedBackup;
 }
 
 /** The Job fields the status reads. */

@@ -5,7 +5,8 @@
  * (container exit code, spec.backup, the schedule of `latest`) is refused too.
  */
 import { describe, expect, it } from 'vitest';
-import { oneLine, parseRunnerReport, reportContradiction, TERMINATION_MESSAGE_MAX_BYTES, type RunnerReport } from '../../src/controller/restore/runner-report.ts';
+import { oneLine, parseRunnerReport, reportContradiction, TERMINATION_MESSAGE_MAX_BYTES } from '../../src/controller/restore/runner-report.ts';
+import type { RunnerReport } from '../../src/pure/restore-status.ts';
 
 const SHA = '0123456789abcdef'.repeat(4);
 const FILE = 'nightly-20261130T020007Z.tar.gz';

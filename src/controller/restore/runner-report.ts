@@ -10,8 +10,8 @@
  * type, pattern and range, and a bad message is a problem named in the Restore's condition, never a
  * throw. Unknown fields are ignored, so a newer runner adding one still reports to this controller.
  */
-import type { RestoredBackup } from '../../../imports/restore.ts';
 import { BACKUP_NAME_PATTERN, LATEST_BACKUP } from '../../api/restore-schema.ts';
+import type { ReportedBackup, RunnerReport } from '../../pure/restore-status.ts';
 import { formatTime } from '../../pure/status.ts';
 
 /** What the kubelet keeps of a termination message (and so the most a genuine one can be), in bytes. */
@@ -29,19 +29,6 @@ const UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
 /** C0 and C1 controls (newlines, escape sequences): a condition message is one line of text. */
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
-
-/** The backup the runner verified, every field present. */
-export type ReportedBackup = Required<Pick<RestoredBackup, 'name' | 'time' | 'size' | 'sha256'>>;
-
-/** A termination message that passed {@link parseRunnerReport}. */
-export interface RunnerReport {
-  /** The runner's exit code (0 restored, 1 failed while writing, 2 usage, 5 refused). */
-  readonly exitCode: number;
-  /** The runner's one-line account of the run (control characters replaced by spaces). */
-  readonly message: string;
-  /** The backup the runner chose and verified: on success, and on a failure while writing. */
-  readonly backup?: ReportedBackup;
-}
 
 /** A parsed report, or what is wrong with the message (naming the field). */
 export type ParsedReport = { readonly report: RunnerReport } | { readonly problem: string };
