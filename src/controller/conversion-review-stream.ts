@@ -35,8 +35,8 @@ export type ReviewOutcome =
 /** Options of {@link answerReviewBody}. */
 export interface AnswerOptions {
   readonly limits: ObjectLimits;
-  /** Takes `bytes` of the budget for the answer's buffers; false refuses. */
-  take(bytes: number): boolean;
+  /** A buffer of `bytes` for the answer, from the budget; undefined refuses. */
+  allocate(bytes: number): Buffer | undefined;
   /** Called between objects: a promise to await when the slice of time is used up (see `timeSlicer`). */
   pace(): Promise<void> | undefined;
   /** Whether to stop (the client closed the connection). */
@@ -51,11 +51,11 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
 class AnswerBuffers {
   readonly chunks: Buffer[] = [];
   bytes = 0;
-  #current = Buffer.alloc(0);
+  #current: Buffer = Buffer.alloc(0);
   #used = 0;
 
   constructor(
-    private readonly take: (bytes: number) => boolean,
+    private readonly allocate: (bytes: number) => Buffer | undefined,
     private readonly chunkBytes: number,
   ) {}
 
@@ -64,9 +64,10 @@ class AnswerBuffers {
     const length = Buffer.byteLength(text);
     if (length > this.#current.length - this.#used) {
       const size = Math.max(this.chunkBytes, length);
-      if (!this.take(size)) return false;
+      const next = this.allocate(size);
+      if (!next) return false;
       this.#seal();
-      this.#current = Buffer.allocUnsafe(size);
+      this.#current = next;
     }
     this.#used += this.#current.write(text, this.#used);
     this.bytes += length;
@@ -137,7 +138,7 @@ export async function answerReviewBody(body: Buffer, options: AnswerOptions): Pr
   const headText = JSON.stringify(head);
   const marker = '"convertedObjects":[';
   const cut = headText.indexOf(`${marker}]`) + marker.length;
-  const answer = new AnswerBuffers(options.take, options.chunkBytes ?? Math.min(65_536, Math.max(1024, body.length)));
+  const answer = new AnswerBuffers(options.allocate, options.chunkBytes ?? Math.min(65_536, Math.max(1024, body.length)));
   if (!answer.append(headText.slice(0, cut))) return { kind: 'no-room' };
   const elements = new ArrayElements(body, objects);
   let index = 0;

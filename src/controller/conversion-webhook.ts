@@ -8,7 +8,8 @@
  * reports to its client with the message.
  *
  * Memory is bounded whatever clients send (issue 30; docs/webhook-hardening.md): every request in
- * flight holds its body and its answer within one {@link ByteBudget} shared by all of them, and a
+ * flight holds its body and its answer within one {@link ByteBudget} shared by all of them (buffers of
+ * its lease, freed when the response closes rather than at V8's next full collection), and a
  * request the budget cannot take now is answered 429 with `Retry-After: 1` (client-go, which
  * kube-apiserver calls webhooks with, retries that up to 10 times); one object is parsed at a time,
  * within {@link DEFAULT_OBJECT_LIMITS}.
@@ -134,15 +135,11 @@ export function conversionWebhookHandler(options: ConversionWebhookOptions = {})
       closed = true;
       lease.release();
     });
-    // The answer is about as large as the body: taken with it, so a review admitted rarely runs out midway.
-    let answerAllowance = 0;
-    let body: Buffer | undefined;
+    let body: Buffer;
     try {
-      body = await readRequestBody(req, limit, (bytes) => {
-        if (!lease.tryTake(2 * bytes)) return false;
-        answerAllowance += bytes;
-        return true;
-      });
+      // The answer is about as large as the body: room for it is taken with the body's, so a review
+      // admitted rarely runs out midway, and answers draw on it first (BudgetLease.allocate).
+      body = await readRequestBody(req, limit, { reserve: (bytes) => lease.tryTake(2 * bytes), allocate: (bytes) => lease.allocate(bytes) });
     } catch (err) {
       if (err instanceof RequestBodyRefusedError) return busy(req, res, `the conversion webhook holds ${budget.inUse} of its ${budget.capacity} bytes for reviews in flight; ${err.message}`);
       if (!(err instanceof RequestBodyTooLargeError)) throw err;
@@ -150,15 +147,7 @@ export function conversionWebhookHandler(options: ConversionWebhookOptions = {})
       // The rest of the body is not read: close the connection rather than drain it.
       return plain(res, 413, err.message, { Connection: 'close' });
     }
-    const take = (bytes: number): boolean => {
-      const fromAllowance = Math.min(bytes, answerAllowance);
-      if (!lease.tryTake(bytes - fromAllowance)) return false;
-      answerAllowance -= fromAllowance;
-      return true;
-    };
-    const outcome = await answerReviewBody(body, { limits, take, pace: timeSlicer(sliceMs, options.now), abandoned: () => closed });
-    // Not needed while the answer is written (to a slow reader, maybe): let it go.
-    body = undefined;
+    const outcome = await answerReviewBody(body, { limits, allocate: (bytes) => lease.allocate(bytes), pace: timeSlicer(sliceMs, options.now), abandoned: () => closed });
     switch (outcome.kind) {
       case 'abandoned':
         return;

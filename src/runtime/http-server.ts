@@ -111,15 +111,25 @@ export class RequestBodyRefusedError extends Error {
   }
 }
 
+/** Where {@link readRequestBody} accounts for and gets the memory a body takes. */
+export interface BodyMemory {
+  /** Asked for the bytes the read will hold before it holds them; false refuses. */
+  reserve(bytes: number): boolean;
+  /** The buffer the body is read into; undefined refuses. */
+  allocate(bytes: number): Buffer | undefined;
+}
+
+const UNBOUNDED_MEMORY: BodyMemory = { reserve: () => true, allocate: (bytes) => Buffer.allocUnsafe(bytes) };
+
 /**
  * Reads a request body of at most `limitBytes`: refused at once when Content-Length says more, and
- * stopped as soon as the stream passes the limit (a chunked body announces no length). `reserve`, when
- * given, is asked for the bytes the read will hold before it holds them: the declared length at once
- * (the body is then read into one buffer of that size), or twice each chunk of a body without one (the
- * chunks, then their concatenation); when it answers false the read stops with a
- * {@link RequestBodyRefusedError}, the rest of the body unread.
+ * stopped as soon as the stream passes the limit (a chunked body announces no length). `memory` is
+ * asked for what the read will hold before it holds it: with a declared length, `reserve` of that
+ * length and then the one buffer of that size the body is read into; without one, `reserve` of each
+ * chunk as it comes, and the buffer they are copied into at the end. When it refuses, the read stops
+ * with a {@link RequestBodyRefusedError}, the rest of the body unread.
  */
-export function readRequestBody(req: IncomingMessage, limitBytes: number, reserve: (bytes: number) => boolean = () => true): Promise<Buffer> {
+export function readRequestBody(req: IncomingMessage, limitBytes: number, memory: BodyMemory = UNBOUNDED_MEMORY): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const header = req.headers['content-length'];
     const declared = header === undefined ? undefined : Number(header);
@@ -129,9 +139,9 @@ export function readRequestBody(req: IncomingMessage, limitBytes: number, reserv
       reject(err);
     };
     if (declared !== undefined && declared > limitBytes) return refuse(new RequestBodyTooLargeError(limitBytes));
-    if (declared !== undefined && !reserve(declared)) return refuse(new RequestBodyRefusedError(declared));
     // With a declared length the chunks are copied into one buffer as they come: no second copy at the end.
-    const whole = declared !== undefined ? Buffer.allocUnsafe(declared) : undefined;
+    const whole = declared === undefined ? undefined : memory.reserve(declared) ? memory.allocate(declared) : undefined;
+    if (declared !== undefined && whole === undefined) return refuse(new RequestBodyRefusedError(declared));
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -139,12 +149,19 @@ export function readRequestBody(req: IncomingMessage, limitBytes: number, reserv
       if (whole) {
         chunk.copy(whole, size);
       } else {
-        if (!reserve(2 * chunk.length)) return refuse(new RequestBodyRefusedError(size + chunk.length));
+        if (!memory.reserve(chunk.length)) return refuse(new RequestBodyRefusedError(size + chunk.length));
         chunks.push(chunk);
       }
       size += chunk.length;
     });
-    req.on('end', () => resolve(whole ? whole.subarray(0, size) : Buffer.concat(chunks, size)));
+    req.on('end', () => {
+      if (whole) return resolve(whole.subarray(0, size));
+      const body = memory.allocate(size);
+      if (!body) return reject(new RequestBodyRefusedError(size));
+      let at = 0;
+      for (const chunk of chunks) at += chunk.copy(body, at);
+      resolve(body);
+    });
     req.on('error', reject);
   });
 }

@@ -153,6 +153,28 @@ describe('the byte budget shared by requests in flight', () => {
     expect(budget.peak).toBeLessThanOrEqual(budget.capacity);
   });
 
+  it('frees the body and the answer when the response closes, not at V8\'s next collection', async () => {
+    const budget = new ByteBudget(2 ** 26);
+    const allocated: Buffer[] = [];
+    const lease = budget.lease.bind(budget);
+    budget.lease = () => {
+      const held = lease();
+      const allocate = held.allocate;
+      return Object.assign(held, { allocate: (bytes: number) => {
+        const buffer = allocate(bytes);
+        if (buffer) allocated.push(buffer);
+        return buffer;
+      } });
+    };
+    const body = JSON.stringify(review(Array.from({ length: 600 }, (_, i) => alpha(`s-${i}`))));
+    const res = await post(await serve({ budget }), body);
+    expect([res.status, JSON.parse(res.body).response.convertedObjects.length]).toEqual([200, 600]);
+    await until(() => budget.inUse === 0);
+    // The body, then the answer in buffers of 64 KiB: all of them emptied once the lease was released.
+    expect(allocated.length).toBeGreaterThan(2);
+    expect(allocated.map((b) => b.length)).toEqual(allocated.map(() => 0));
+  });
+
   it('answers 429 when the answer outgrows what the budget has left', async () => {
     // v1 → v1alpha1 adds the retention annotation: the answer is larger than the body.
     const body = JSON.stringify(review(Array.from({ length: 50 }, (_, i) => v1(`s-${i}`)), 'kubelings.dev/v1alpha1'));
