@@ -7,8 +7,10 @@
  * stock tools undo them right to left: `<schedule>-<stamp>[.incomplete].<db|tar>[.zst|.gz].age`
  * (`age -d -i key.txt X.db.zst.age | zstd -d > X.db`).
  */
+import { formatStamp, STAMP_SOURCE, stampTime } from '../pure/backup-stamp.ts';
 import { COMPRESSION_SUFFIX, type Compression } from './pipeline/compression.ts';
 
+export { formatStamp };
 
 /** Extension of an etcd snapshot (a bbolt database plus etcd's SHA-256 trailer). */
 export const SNAPSHOT_EXTENSION = 'db';
@@ -45,13 +47,7 @@ export interface EncryptedEncoding {
   readonly compression: Compression;
 }
 
-const STAMP = '(\\d{4})(\\d{2})(\\d{2})T(\\d{2})(\\d{2})(\\d{2})Z';
-const ANY_BACKUP = new RegExp(`^(.+)-${STAMP}(\\.${INCOMPLETE_MARK})?\\.(db|tar)(\\.gz|\\.zst)?(\\.age)?$`);
-
-/** `2026-11-30T02:00:07.123Z` → `20261130T020007Z` (UTC, second precision). */
-export function formatStamp(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
-}
+const ANY_BACKUP = new RegExp(`^(.+)-${STAMP_SOURCE}(\\.${INCOMPLETE_MARK})?\\.(db|tar)(\\.gz|\\.zst)?(\\.age)?$`);
 
 /** The extension of a kind. */
 export function extensionOf(kind: BackupKind): string {
@@ -77,13 +73,12 @@ export function backupFileName(schedule: string, epochMs: number, kind: BackupKi
 export function parseBackupName(file: string): BackupName | undefined {
   const match = ANY_BACKUP.exec(file);
   if (!match) return undefined;
-  const [, schedule, y, mo, d, h, mi, s, mark, ext, comp, age] = match as unknown as [string, string, string, string, string, string, string, string, string | undefined, string, string | undefined, string | undefined];
+  const [, schedule, stamp, mark, ext, comp, age] = match as unknown as [string, string, string, string | undefined, string, string | undefined, string | undefined];
   // Unencrypted, the runner writes only `.db` and `.tar.gz`; any compression goes with `.age`.
   if (age === undefined && (ext === 'db' ? comp !== undefined : comp !== '.gz')) return undefined;
   const compression: Compression = comp === '.zst' ? 'zstd' : comp === '.gz' ? 'gzip' : 'none';
-  const time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  // Reject impossible dates (Date.UTC rolls 20261341 over into the next year).
-  if (formatStamp(time) !== `${y}${mo}${d}T${h}${mi}${s}Z`) return undefined;
+  const time = stampTime(stamp);
+  if (time === undefined) return undefined;
   return { file, schedule, time, kind: ext === SNAPSHOT_EXTENSION ? 'etcd-snapshot' : 'volume-archive', incomplete: mark !== undefined, encrypted: age !== undefined, compression };
 }
 

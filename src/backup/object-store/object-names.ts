@@ -4,7 +4,7 @@
  * (`age -d -i key.txt X.db.zst.age | zstd -d > X.db`), and a `<name>.sha256` sidecar object in
  * `sha256sum` format over the object's bytes. Pure: no network here.
  */
-import { formatStamp } from '../backup-names.ts';
+import { formatStamp, STAMP_SOURCE, stampTime } from '../../pure/backup-stamp.ts';
 import type { BackupKind } from '../backup-names.ts';
 
 import { COMPRESSION_SUFFIX, type Compression } from '../pipeline/compression.ts';
@@ -29,7 +29,7 @@ export interface ObjectBackupName {
   readonly incomplete: boolean;
 }
 
-const NAME = /^(.+)-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z(\.incomplete)?\.(db|tar)(\.gz|\.zst)?(\.age)?$/;
+const NAME = new RegExp(`^(.+)-${STAMP_SOURCE}(\\.incomplete)?\\.(db|tar)(\\.gz|\\.zst)?(\\.age)?$`);
 
 /** The object name of a backup of `schedule` started at `epochMs`; `incomplete` marks a torn volume archive. */
 export function objectBackupName(schedule: string, epochMs: number, kind: BackupKind, compression: Compression, encrypted: boolean, incomplete = false): string {
@@ -43,10 +43,10 @@ export function objectBackupName(schedule: string, epochMs: number, kind: Backup
 export function parseObjectBackupName(name: string): ObjectBackupName | undefined {
   const m = NAME.exec(name);
   if (!m) return undefined;
-  const [, schedule, y, mo, d, h, mi, s, mark, ext, comp, age] = m as unknown as [string, string, string, string, string, string, string, string, string | undefined, string, string | undefined, string | undefined];
+  const [, schedule, stamp, mark, ext, comp, age] = m as unknown as [string, string, string, string | undefined, string, string | undefined, string | undefined];
   // Only a volume archive can be torn.
   if (mark !== undefined && ext !== 'tar') return undefined;
-  const time = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  if (formatStamp(time) !== `${y}${mo}${d}T${h}${mi}${s}Z`) return undefined;
+  const time = stampTime(stamp);
+  if (time === undefined) return undefined;
   return { name, schedule, time, kind: ext === 'db' ? 'etcd-snapshot' : 'volume-archive', compression: comp === '.zst' ? 'zstd' : comp === '.gz' ? 'gzip' : 'none', encrypted: age !== undefined, incomplete: mark !== undefined };
 }

@@ -11,6 +11,7 @@
  * throw. Unknown fields are ignored, so a newer runner adding one still reports to this controller.
  */
 import { BACKUP_NAME_PATTERN, LATEST_BACKUP } from '../../api/restore-schema.ts';
+import { STAMP_SOURCE, stampTime } from '../../pure/backup-stamp.ts';
 import type { ReportedBackup, RunnerReport } from '../../pure/restore-status.ts';
 import { formatTime } from '../../pure/status.ts';
 
@@ -22,7 +23,8 @@ const MAX_NAME_LENGTH = 512;
 const QUOTE_LENGTH = 64;
 /** A backup name, as spec.backup names one (`latest` aside); the stamp is checked as a date below. */
 const BACKUP_NAME = new RegExp(BACKUP_NAME_PATTERN);
-const STAMP = /-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z(?:\.incomplete)?\.(?:db|tar)/;
+/** The stamp before the extensions (`-<stamp>[.incomplete].db|.tar…`). */
+const STAMP = new RegExp(`-${STAMP_SOURCE}(?:\\.incomplete)?\\.(?:db|tar)`);
 const SHA256 = /^[0-9a-f]{64}$/;
 /** RFC 3339 in UTC as Date#toISOString (the runner) or the API server (no fraction) writes it. */
 const UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
@@ -45,18 +47,6 @@ export function oneLine(text: string): string {
   return text.replace(CONTROLS, ' ').trim();
 }
 
-/** Epoch milliseconds of the `yyyymmddThhmmssZ` stamp in a backup name, if it is a real UTC time. */
-function stampTime(name: string): number | undefined {
-  const m = STAMP.exec(name);
-  if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const time = Date.UTC(y, mo - 1, d, h, mi, s);
-  const back = new Date(time);
-  // Date.UTC rolls 2026-02-30 over to March: a stamp that is not a real time is refused.
-  const same = back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi && back.getUTCSeconds() === s;
-  return same ? time : undefined;
-}
-
 /** The backup fields of `fields` (all four or none), or the problem. */
 function parseBackup(fields: Readonly<Record<string, unknown>>): { backup?: ReportedBackup } | { problem: string } {
   const { file, size, sha256, time } = fields;
@@ -64,7 +54,8 @@ function parseBackup(fields: Readonly<Record<string, unknown>>): { backup?: Repo
   if (typeof file !== 'string' || file.length > MAX_NAME_LENGTH || file === LATEST_BACKUP || !BACKUP_NAME.test(file)) {
     return { problem: `field "file": must be a backup name (<schedule>-<yyyymmddThhmmssZ>.db|.tar…, at most ${MAX_NAME_LENGTH} characters), got ${quote(file)}` };
   }
-  const taken = stampTime(file);
+  const stamp = STAMP.exec(file)?.[1];
+  const taken = stamp === undefined ? undefined : stampTime(stamp);
   if (taken === undefined) return { problem: `field "file": the stamp of ${quote(file)} is not a valid UTC time` };
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return { problem: `field "size": must be a non-negative integer of bytes, got ${quote(size)}` };
   if (typeof sha256 !== 'string' || !SHA256.test(sha256)) return { problem: `field "sha256": must be 64 lowercase hex digits, got ${quote(sha256)}` };
