@@ -10,7 +10,6 @@
 import { formatStamp, STAMP_SOURCE, stampTime } from '../pure/backup-stamp.ts';
 import { COMPRESSION_SUFFIX, type Compression } from './pipeline/compression.ts';
 
-export { formatStamp };
 
 /** Extension of an etcd snapshot (a bbolt database plus etcd's SHA-256 trailer). */
 export const SNAPSHOT_EXTENSION = 'db';

@@ -4,7 +4,8 @@ export { parseBackupArgs, BackupUsageError, BACKUP_USAGE, type BackupCommand, ty
 export { runBackup, EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE } from './run-backup.ts';
 export { planRetention, retentionPolicyProblems, isoWeek, directoryCandidates, DEFAULT_MAX_FUTURE_SKEW_MS, type RetentionPolicy, type RetentionInput, type RetentionPlan, type RetentionCandidate, type IgnoredBackup } from './retention.ts';
 export { quickCheckBackup, directoryRetentionCandidates } from './retention-candidates.ts';
-export { backupFileName, parseBackupName, formatStamp, type BackupName, type BackupKind } from './backup-names.ts';
+export { backupFileName, parseBackupName, type BackupName, type BackupKind } from './backup-names.ts';
+export { formatStamp } from '../pure/backup-stamp.ts';
 export { verifySnapshot, SnapshotInvalidError, type SnapshotReport } from './snapshot-verify.ts';
 export { verifyArchive, ArchiveInvalidError, type ArchiveReport } from './archive-verify.ts';
 export { verifyBackupFile, listBackups, formatList, type Verification, type ListedBackup } from './backup-tools.ts';

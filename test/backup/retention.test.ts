@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backupFileName, formatStamp, parseBackupName } from '../../src/backup/backup-names.ts';
+import { backupFileName, parseBackupName } from '../../src/backup/backup-names.ts';
+import { formatStamp } from '../../src/pure/backup-stamp.ts';
 import { DEFAULT_MAX_FUTURE_SKEW_MS, directoryCandidates, isoWeek, planIncompleteCleanup, planRetention, type RetentionPlan, type RetentionPolicy } from '../../src/backup/retention.ts';
 
 const day = (d: number): number => Date.UTC(2026, 0, d, 2, 0, 0);
