@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver, type ELDHistogram } from 'node:perf_hooks';
 import { statusErrors } from '../../src/kube/api-status-error.ts';
 import { fail, serverErrors } from './errors.ts';
 import type { FaultRule } from './faults/index.ts';
@@ -55,15 +55,33 @@ export interface LoopDelayStats {
   readonly p99Ms: number;
   readonly maxMs: number;
   readonly samples: number;
+  /** The server's garbage-collection pauses over the same time. */
+  readonly gc: GcPauseStats;
 }
 
+/** Garbage-collection pauses: how many, how long in all and at most, and when the long ones began. */
+export interface GcPauseStats {
+  readonly count: number;
+  readonly totalMs: number;
+  readonly maxMs: number;
+  /** Start (epoch ms) and length of each pause of at least {@link LONG_GC_PAUSE_MS}, at most {@link MAX_LONG_PAUSES} kept. */
+  readonly long: readonly { readonly at: number; readonly ms: number }[];
+}
+
+/** A pause this long can hold a request past a 20 ms latency target on its own. */
+const LONG_GC_PAUSE_MS = 10;
+const MAX_LONG_PAUSES = 10_000;
+
 /**
- * The server's event-loop delay (`monitorEventLoopDelay`, 5 ms resolution) since the last
- * {@link reset}, for tests that measure latency through the server when it runs as its own process
- * (`GET|DELETE /debug/event-loop-delay`). Off until the first reset, so idle servers run no timer.
+ * The server's event-loop delay (`monitorEventLoopDelay`, 5 ms resolution) and its GC pauses since
+ * the last {@link reset}, for tests that measure latency through the server when it runs as its own
+ * process (`GET|DELETE /debug/event-loop-delay`): a stall the request log shows is then placed in the
+ * server's collector or elsewhere. Off until the first reset, so idle servers run no timer.
  */
 export class LoopDelayProbe {
   #histogram: ELDHistogram | undefined;
+  #observer: PerformanceObserver | undefined;
+  #gc = { count: 0, totalMs: 0, maxMs: 0, long: [] as { at: number; ms: number }[] };
 
   /** Starts measuring afresh. */
   reset(): void {
@@ -71,17 +89,35 @@ export class LoopDelayProbe {
     this.#histogram.disable();
     this.#histogram.reset();
     this.#histogram.enable();
+    this.#gc = { count: 0, totalMs: 0, maxMs: 0, long: [] };
+    if (!this.#observer) {
+      this.#observer = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) this.#addPause(performance.timeOrigin + e.startTime, e.duration);
+      });
+      this.#observer.observe({ entryTypes: ['gc'] });
+    }
+  }
+
+  #addPause(at: number, ms: number): void {
+    const gc = this.#gc;
+    gc.count++;
+    gc.totalMs += ms;
+    gc.maxMs = Math.max(gc.maxMs, ms);
+    if (ms >= LONG_GC_PAUSE_MS && gc.long.length < MAX_LONG_PAUSES) gc.long.push({ at: Math.round(at), ms: Math.round(ms * 10) / 10 });
   }
 
   /** The figures since the last reset. */
   stats(): LoopDelayStats {
     const h = this.#histogram;
-    if (!h || h.count === 0) return { p50Ms: 0, p99Ms: 0, maxMs: 0, samples: 0 };
-    return { p50Ms: h.percentile(50) / 1e6, p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6, samples: h.count };
+    const gc = { ...this.#gc, long: [...this.#gc.long] };
+    if (!h || h.count === 0) return { p50Ms: 0, p99Ms: 0, maxMs: 0, samples: 0, gc };
+    return { p50Ms: h.percentile(50) / 1e6, p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6, samples: h.count, gc };
   }
 
   /** Stops measuring. */
   stop(): void {
     this.#histogram?.disable();
+    this.#observer?.disconnect();
+    this.#observer = undefined;
   }
 }

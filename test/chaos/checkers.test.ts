@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { childNameFor } from '../../src/pure/names.ts';
 import type { RequestLogEntry } from '../apiserver/index.ts';
-import { ChangeLatency, countAfter, gaugeValue, histogramQuantileMs, slope } from './latency.ts';
+import { ChangeLatency, countAfter, countOverlapping, gaugeValue, histogramQuantileMs, histogramTotals, slope } from './latency.ts';
+import { formatLoad, meanLoad, parsePidStat, parseProcStat, samplesAround, type LoadSample } from './machine-load.ts';
 import { nonLeaderWrites, takeovers } from './leadership.ts';
 import { Rng } from './random.ts';
 import { formatTable } from './table.ts';
@@ -72,7 +73,49 @@ describe('countAfter', () => {
   });
 });
 
+describe('countOverlapping', () => {
+  it('counts the times with a pause running within the window after them', () => {
+    const pauses = [{ at: 100, ms: 30 }, { at: 10, ms: 5 }];
+    // 90: the pause at 100 begins within 20 ms; 120: inside it; 131: after it ended; 0: the one at 10 begins 10 ms later; 50: none near.
+    expect(countOverlapping([90, 120, 131, 0, 50], pauses, 20)).toBe(3);
+    expect(countOverlapping([5], [], 20)).toBe(0);
+  });
+});
+
+describe('machine load', () => {
+  it('reads busy, steal and iowait ticks from /proc/stat, and a process\'s CPU ticks whatever its name', () => {
+    expect(parseProcStat('cpu  100 5 20 900 7 1 2 3 0 0\ncpu0 1 2 3\n')).toEqual({ busy: 128, steal: 3, iowait: 7 });
+    expect(parseProcStat('intr 1 2 3')).toBeUndefined();
+    // A name with spaces and a parenthesis: utime and stime are fields 14 and 15.
+    expect(parsePidStat('4242 (node (x) y) S 1 2 3 4 5 6 7 8 9 10 250 40 0 0 20 0 1 0')).toBe(290);
+    expect(parsePidStat('')).toBeUndefined();
+  });
+
+  it('averages the samples and picks the seconds where the tail began', () => {
+    const sample = (at: number, busy: number, controller: number): LoadSample => ({ at, busy, steal: 0.1, iowait: 0, processes: { controller }, others: busy - controller });
+    const samples = [sample(1000, 1, 0.2), sample(2000, 2, 0.6), sample(3000, 1, 0.2)];
+    const mean = meanLoad(samples);
+    expect(mean.busy).toBeCloseTo(4 / 3);
+    expect(mean.steal).toBeCloseTo(0.1);
+    expect(mean.others).toBeCloseTo(1);
+    expect(mean.processes['controller']).toBeCloseTo(1 / 3);
+    // Three slow changes in (1000, 2000], one in (2000, 3000]: with a minimum of 2, only the second sample.
+    expect(samplesAround(samples, [1500, 1600, 2000, 2500], 2)).toEqual([samples[1]]);
+    expect(formatLoad(meanLoad([samples[1] as LoadSample]))).toBe('busy 2.00 · steal 0.10 · iowait 0.00 · controller 0.60 · others 1.40');
+  });
+});
+
 describe('metrics arithmetic', () => {
+  it('totals a histogram over its label sets between two scrapes, with the observations over a bucket bound', () => {
+    const text = (fast: number, count: number, sum: number) =>
+      [`g_bucket{kind="minor",le="0.01"} ${fast}`, `g_bucket{kind="minor",le="+Inf"} ${count}`, `g_sum{kind="minor"} ${sum}`, `g_count{kind="minor"} ${count}`,
+        `g_bucket{kind="major",le="0.01"} 0`, `g_bucket{kind="major",le="+Inf"} 1`, `g_sum{kind="major"} 0.05`, `g_count{kind="major"} 1`].join('\n');
+    const totals = histogramTotals(text(10, 10, 0.02), text(18, 20, 0.1), 'g', 0.01);
+    expect(totals.count).toBe(10);
+    expect(totals.sumMs).toBeCloseTo(80);
+    expect(totals.over).toBe(2);
+  });
+
   it('takes the histogram quantile over the observations between two scrapes only', () => {
     const text = (a: number, b: number, inf: number) =>
       [`h_bucket{c="x",le="0.01"} ${a}`, `h_bucket{c="x",le="0.1"} ${b}`, `h_bucket{c="x",le="+Inf"} ${inf}`].join('\n');

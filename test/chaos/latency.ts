@@ -112,18 +112,60 @@ export function countAfter(times: readonly number[], starts: readonly number[], 
   const sorted = [...starts].sort((a, b) => a - b);
   let count = 0;
   for (const t of times) {
-    // The last start at or before t.
-    let lo = 0;
-    let hi = sorted.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if ((sorted[mid] as number) <= t) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
+    const last = sorted[lastAtOrBefore(sorted, (s) => s, t)];
+    if (last !== undefined && t - last < windowMs) count++;
+  }
+  return count;
+}
+
+/** The index of the last of `sorted` (ascending by `at`) whose time is at or before `t`; -1 when none. */
+function lastAtOrBefore<T>(sorted: readonly T[], at: (item: T) => number, t: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (at(sorted[mid] as T) <= t) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * A Prometheus histogram's observations between two /metrics texts, over all its label sets: how
+ * many, their sum in ms, and how many exceeded the bucket bound `overSeconds` (which must be one).
+ */
+export function histogramTotals(before: string, after: string, name: string, overSeconds: number): { count: number; sumMs: number; over: number } {
+  const totals = (text: string): { count: number; sum: number; under: number } => {
+    let count = 0;
+    let sum = 0;
+    let under = 0;
+    for (const l of text.split('\n')) {
+      const value = Number(l.split(' ').pop());
+      if (l.startsWith(`${name}_count`)) count += value;
+      else if (l.startsWith(`${name}_sum`)) sum += value;
+      else if (l.startsWith(`${name}_bucket{`) && l.match(/le="([^"]+)"/)?.[1] === String(overSeconds)) under += value;
     }
-    if (found >= 0 && t - (sorted[found] as number) < windowMs) count++;
+    return { count, sum, under };
+  };
+  const a = totals(before);
+  const b = totals(after);
+  return { count: b.count - a.count, sumMs: (b.sum - a.sum) * 1000, over: b.count - b.under - (a.count - a.under) };
+}
+
+/**
+ * How many of the `times` (epoch ms) had a pause running within `withinMs` after them: the slow
+ * changes a process's stall (its GC pauses, which never overlap one another) can account for.
+ */
+export function countOverlapping(times: readonly number[], pauses: readonly { at: number; ms: number }[], withinMs: number): number {
+  const sorted = [...pauses].sort((a, b) => a.at - b.at);
+  let count = 0;
+  for (const t of times) {
+    // The last pause begun by t + withinMs; being sequential, it is the one that ends last.
+    const pause = sorted[lastAtOrBefore(sorted, (p) => p.at, t + withinMs)];
+    if (pause !== undefined && pause.at + pause.ms >= t) count++;
   }
   return count;
 }

@@ -13,7 +13,8 @@ import { CONTROLLER_USER, sleep, startProcessCluster } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
 import { createSchedules, rssMiB, SCHEDULES, withControllerOn } from './chaos-cluster.ts';
 import { waitConverged } from './invariants.ts';
-import { ChangeLatency, countAfter, gaugeValue, histogramQuantileMs, slope } from './latency.ts';
+import { ChangeLatency, countAfter, countOverlapping, gaugeValue, histogramQuantileMs, histogramTotals, slope } from './latency.ts';
+import { formatLoad, MachineLoad, meanLoad, samplesAround } from './machine-load.ts';
 import { Rng } from './random.ts';
 import { finishRow, fmt, Verdict, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
@@ -30,6 +31,8 @@ const DRAIN_MS = 1_000;
 /** A change begun this soon after a /metrics scrape began counts as one the scrape may have held up. */
 const SCRAPE_WINDOW_MS = 500;
 const MAX_IN_FLIGHT = 64;
+/** A second in which this many slow changes began is part of the tail, for the machine-load figures. */
+const BURST_CHANGES = 5;
 
 async function run(context: ScenarioContext): Promise<ScenarioResult> {
   const base = SIZES[context.scale];
@@ -77,6 +80,9 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       if (loopMax !== undefined) loopMaxMs.push(loopMax * 1000);
     };
     const pid = controller.child.pid as number;
+    // Where the cores went, each second: the machine's steal and iowait, our three processes, the rest.
+    const load = new MachineLoad({ controller: pid, 'test server': cluster.server.child.pid as number, 'soak driver': process.pid });
+    load.start();
     const soakStart = Date.now();
     const end = soakStart + size.minutes * 60_000;
     let order = rng.shuffle(names);
@@ -113,11 +119,13 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       await sleep(5);
     }
     const soakSeconds = (Date.now() - soakStart) / 1000;
+    const loadSamples = load.stop();
     while (inFlight > 0) await sleep(10);
     const serverLoop = await cluster.server.eventLoopDelay();
     const metricsAfter = await scrape();
     const queueP99 = histogramQuantileMs(metricsBefore, metricsAfter, 'workqueue_queue_duration_seconds', 'name="backupschedule"', 0.99);
     const reconcileP99 = histogramQuantileMs(metricsBefore, metricsAfter, 'controller_runtime_reconcile_time_seconds', 'controller="backupschedule"', 0.99);
+    const controllerGc = histogramTotals(metricsBefore, metricsAfter, 'nodejs_gc_duration_seconds', 0.01);
     const converged = await waitConverged(cluster.admin, { namespace, schedules: expected }, 120_000, 1_000);
     drain();
     await draining;
@@ -132,6 +140,8 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     if (context.scale === 'full') verdict.expect(p99 <= P99_TARGET_MS, `p99 change → write ${p99} ms > ${P99_TARGET_MS} ms`);
     const warm = samples.filter((s) => s.minutes >= Math.min(1, size.minutes / 2));
     const trend = slope(warm);
+    const burstSeconds = samplesAround(loadSamples, latency.slow, BURST_CHANGES);
+    const serverGc = serverLoop.gc;
     const heapWarm = heapSamples.filter((s) => s.minutes >= Math.min(1, size.minutes / 2));
     if (context.scale === 'full') verdict.expect(trend <= RSS_SLOPE_LIMIT_MIB_PER_MIN, `RSS grows ${trend.toFixed(2)} MiB/min after warm-up`);
     verdict.expect(controller.child.exitCode === null, 'the controller exited');
@@ -153,6 +163,10 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'test server event loop delay p99 / max': `${serverLoop.p99Ms.toFixed(0)} / ${serverLoop.maxMs.toFixed(0)} ms`,
         'controller event loop delay max, median / worst 10 s window': `${([...loopMaxMs].sort((a, b) => a - b)[Math.floor(loopMaxMs.length / 2)] ?? Number.NaN).toFixed(0)} / ${Math.max(0, ...loopMaxMs).toFixed(0)} ms`,
         [`changes over ${P99_TARGET_MS} ms / of them begun ≤ ${SCRAPE_WINDOW_MS} ms after a /metrics scrape (${((100 * SCRAPE_WINDOW_MS) / SAMPLE_MS).toFixed(0)} % of the time)`]: `${fmt(latency.slow.length)} / ${fmt(countAfter(latency.slow, scrapeStarts, SCRAPE_WINDOW_MS))}`,
+        'GC pauses: controller count / total / over 10 ms · test server count / total / max / of 10 ms or more': `${fmt(controllerGc.count)} / ${controllerGc.sumMs.toFixed(0)} ms / ${controllerGc.over} · ${fmt(serverGc.count)} / ${serverGc.totalMs.toFixed(0)} ms / ${serverGc.maxMs.toFixed(0)} ms / ${serverGc.long.length}`,
+        [`changes over ${P99_TARGET_MS} ms with a test server GC pause of 10 ms or more within ${P99_TARGET_MS} ms of their start`]: fmt(countOverlapping(latency.slow, serverGc.long, P99_TARGET_MS)),
+        'machine over the soak (cores busy)': load.available ? formatLoad(meanLoad(loadSamples)) : 'not measured (no /proc)',
+        [`machine in the seconds where ${BURST_CHANGES} or more slow changes began`]: load.available ? `${burstSeconds.length} s: ${formatLoad(meanLoad(burstSeconds))}` : 'not measured',
       },
     });
   });

@@ -78,15 +78,23 @@ describe('test controls', () => {
     expect(second.map((e: { resource: string }) => e.resource)).toEqual(['/debug/requests/drain']);
   });
 
-  it('reports its event-loop delay since a reset, and zeros before the first', async () => {
+  it('reports its event-loop delay and GC pauses since a reset, and zeros before the first', async () => {
     const before = (await admin('GET', '/debug/event-loop-delay')).body;
-    expect(before).toEqual({ p50Ms: 0, p99Ms: 0, maxMs: 0, samples: 0 });
+    expect(before).toEqual({ p50Ms: 0, p99Ms: 0, maxMs: 0, samples: 0, gc: { count: 0, totalMs: 0, maxMs: 0, long: [] } });
     expect((await admin('DELETE', '/debug/event-loop-delay')).status).toBe(200);
+    // Garbage enough for several scavenges (the server shares this process's heap).
+    let kept = 0;
+    for (let i = 0; i < 200; i++) kept += new Array(50_000).fill(i).length;
+    expect(kept).toBe(10_000_000);
     await new Promise((r) => setTimeout(r, 60));
     const after = (await admin('GET', '/debug/event-loop-delay')).body;
     expect(after.samples).toBeGreaterThan(0);
     expect(after.maxMs).toBeGreaterThanOrEqual(after.p99Ms);
     expect(after.p99Ms).toBeGreaterThanOrEqual(after.p50Ms);
+    expect(after.gc.count).toBeGreaterThan(0);
+    expect(after.gc.totalMs).toBeGreaterThanOrEqual(after.gc.maxMs);
+    expect(after.gc.maxMs).toBeGreaterThan(0);
+    for (const pause of after.gc.long) expect(pause.ms).toBeGreaterThanOrEqual(10);
   });
 
   it('holds requests while paused and serves them on resume', async () => {
