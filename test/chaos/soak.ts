@@ -62,7 +62,18 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     await cluster.server.resetEventLoopDelay();
     // Drains run one after the other (entries in arrival order) without holding up the changes.
     let draining = Promise.resolve();
-    const drain = (): void => void (draining = draining.then(async () => latency.add(await cluster.server.drainRequestLog())));
+    // The controller's requests over the soak by verb and resource: what it sent besides the child writes.
+    const controllerRequests = new Map<string, number>();
+    const drain = (): void =>
+      void (draining = draining.then(async () => {
+        const entries = await cluster.server.drainRequestLog();
+        latency.add(entries);
+        for (const e of entries) {
+          if (e.user !== CONTROLLER_USER) continue;
+          const key = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+          controllerRequests.set(key, (controllerRequests.get(key) ?? 0) + 1);
+        }
+      }));
     let nextDrain = Date.now() + DRAIN_MS;
     const samples: { minutes: number; mib: number }[] = [];
     // The controller's V8 heap in use (its own /metrics) beside its RSS: a leak grows both, heap sizing only the RSS.
@@ -163,6 +174,8 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'test server event loop delay p99 / max': `${serverLoop.p99Ms.toFixed(0)} / ${serverLoop.maxMs.toFixed(0)} ms`,
         'controller event loop delay max, median / worst 10 s window': `${([...loopMaxMs].sort((a, b) => a - b)[Math.floor(loopMaxMs.length / 2)] ?? Number.NaN).toFixed(0)} / ${Math.max(0, ...loopMaxMs).toFixed(0)} ms`,
         [`changes over ${P99_TARGET_MS} ms / of them begun ≤ ${SCRAPE_WINDOW_MS} ms after a /metrics scrape (${((100 * SCRAPE_WINDOW_MS) / SAMPLE_MS).toFixed(0)} % of the time)`]: `${fmt(latency.slow.length)} / ${fmt(countAfter(latency.slow, scrapeStarts, SCRAPE_WINDOW_MS))}`,
+        'controller requests during the soak': [...controllerRequests].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${fmt(n)}`).join(' · '),
+        [`changes over ${P99_TARGET_MS} ms per minute of the soak`]: slowPerMinute(latency.slow, soakStart, size.minutes).join(' '),
         'GC pauses: controller count / total / over 10 ms · test server count / total / max / of 10 ms or more': `${fmt(controllerGc.count)} / ${controllerGc.sumMs.toFixed(0)} ms / ${controllerGc.over} · ${fmt(serverGc.count)} / ${serverGc.totalMs.toFixed(0)} ms / ${serverGc.maxMs.toFixed(0)} ms / ${serverGc.long.length}`,
         [`changes over ${P99_TARGET_MS} ms with a test server GC pause of 10 ms or more within ${P99_TARGET_MS} ms of their start`]: fmt(countOverlapping(latency.slow, serverGc.long, P99_TARGET_MS)),
         'machine over the soak (cores busy)': load.available ? formatLoad(meanLoad(loadSamples)) : 'not measured (no /proc)',
@@ -170,6 +183,16 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
       },
     });
   });
+}
+
+/** How many of `times` (epoch ms) fell in each minute from `start`: a burst or a steady tail. */
+function slowPerMinute(times: readonly number[], start: number, minutes: number): number[] {
+  const counts = new Array<number>(Math.ceil(minutes)).fill(0);
+  for (const t of times) {
+    const minute = Math.min(counts.length - 1, Math.max(0, Math.floor((t - start) / 60_000)));
+    counts[minute] = (counts[minute] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** The soak. */
