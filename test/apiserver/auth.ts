@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** An authenticated user (kube's `user.Info`). */
 export interface AuthenticatedUser {
@@ -26,6 +26,9 @@ interface ServiceAccountClaims {
 /** The audience of this API server (kube's `--api-audiences`, by default the issuer): a token must name it. */
 export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
 
+/** Verified service-account tokens remembered: more than any test holds at once. */
+const MAX_VERIFIED_TOKENS = 1_024;
+
 /** Looks up the current uid of a ServiceAccount or Secret, undefined when it does not exist. */
 export type UidLookup = (resource: 'serviceaccounts' | 'secrets', namespace: string, name: string) => string | undefined;
 
@@ -39,8 +42,14 @@ function b64url(data: string | Buffer): string {
  * service-account authenticator checks.
  */
 export class TokenAuthenticator {
-  readonly #secret = randomBytes(32);
+  readonly #secret = createSecretKey(randomBytes(32));
   readonly #static = new Map<string, AuthenticatedUser>();
+  /**
+   * Service-account tokens whose signature checked out, with their claims. A token's signature never
+   * changes, so its HMAC is computed once, as kube-apiserver caches token authentication; expiry and
+   * the ServiceAccount's uid are still checked on every request. Bounded: the oldest entry leaves first.
+   */
+  readonly #verified = new Map<string, ServiceAccountClaims>();
 
   /** Registers a static token for a user. */
   addStaticToken(token: string, user: AuthenticatedUser): void {
@@ -81,6 +90,21 @@ export class TokenAuthenticator {
     const token = m[1] as string;
     const user = this.#static.get(token);
     if (user) return user;
+    const claims = this.#verified.get(token) ?? this.#verify(token);
+    if (!claims) return undefined;
+    if (claims.exp * 1000 <= nowMs || !claims.aud.includes(API_AUDIENCE)) return undefined;
+    const { namespace, serviceaccount, secret } = claims['kubernetes.io'];
+    if (lookupUid('serviceaccounts', namespace, serviceaccount.name) !== serviceaccount.uid) return undefined;
+    if (secret && lookupUid('secrets', namespace, secret.name) !== secret.uid) return undefined;
+    return {
+      name: `system:serviceaccount:${namespace}:${serviceaccount.name}`,
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+      serviceAccount: { namespace, name: serviceaccount.name, uid: serviceaccount.uid },
+    };
+  }
+
+  /** The claims of a token signed by this server (remembered), or undefined. */
+  #verify(token: string): ServiceAccountClaims | undefined {
     const parts = token.split('.');
     if (parts.length !== 3) return undefined;
     const expected = createHmac('sha256', this.#secret).update(`${parts[0]}.${parts[1]}`).digest();
@@ -92,14 +116,8 @@ export class TokenAuthenticator {
     } catch {
       return undefined;
     }
-    if (claims.exp * 1000 <= nowMs || !claims.aud.includes(API_AUDIENCE)) return undefined;
-    const { namespace, serviceaccount, secret } = claims['kubernetes.io'];
-    if (lookupUid('serviceaccounts', namespace, serviceaccount.name) !== serviceaccount.uid) return undefined;
-    if (secret && lookupUid('secrets', namespace, secret.name) !== secret.uid) return undefined;
-    return {
-      name: `system:serviceaccount:${namespace}:${serviceaccount.name}`,
-      groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
-      serviceAccount: { namespace, name: serviceaccount.name, uid: serviceaccount.uid },
-    };
+    if (this.#verified.size >= MAX_VERIFIED_TOKENS) this.#verified.delete(this.#verified.keys().next().value as string);
+    this.#verified.set(token, claims);
+    return claims;
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApiServer, type TestApiServer } from '../index.ts';
 import { client } from './http-client.ts';
+import { API_AUDIENCE, TokenAuthenticator } from '../auth.ts';
 import { loadReference } from '../../fixtures/k8s-reference.ts';
 
 const reference = (file: string): any => loadReference(file);
@@ -30,6 +31,26 @@ describe('authentication', () => {
     const denied = await sa('GET', '/api/v1/namespaces/kubelings/configmaps');
     expect(denied.status).toBe(403);
     expect(denied.body.message).toBe('configmaps is forbidden: User "system:serviceaccount:kubelings:op" cannot list resource "configmaps" in API group "" in the namespace "kubelings"');
+  });
+
+  it('checks expiry and the account\'s uid on every request, also for a token whose signature it remembers', () => {
+    const auth = new TokenAuthenticator();
+    const now = Date.parse('2026-12-02T07:00:00Z');
+    let uid: string | undefined = 'uid-1';
+    const lookup = (): string | undefined => uid;
+    const token = auth.issueServiceAccountToken('ns', 'op', 'uid-1', now, 600, [API_AUDIENCE]);
+    expect(auth.authenticate(`Bearer ${token}`, now, lookup)?.name).toBe('system:serviceaccount:ns:op');
+    expect(auth.authenticate(`Bearer ${token}`, now, lookup)?.name).toBe('system:serviceaccount:ns:op');
+    const [head, body, signature] = token.split('.') as [string, string, string];
+    const tampered = `${head}.${body}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BA' : 'AA'}`;
+    expect(auth.authenticate(`Bearer ${tampered}`, now, lookup)).toBeUndefined();
+    expect(auth.authenticate(`Bearer ${token}`, now + 600_000, lookup)).toBeUndefined();
+    uid = 'uid-2';
+    expect(auth.authenticate(`Bearer ${token}`, now, lookup)).toBeUndefined();
+    // More tokens than it remembers: each still authenticates (the oldest are verified again).
+    uid = 'uid-1';
+    const many = Array.from({ length: 1_100 }, (_, i) => auth.issueServiceAccountToken('ns', 'op', 'uid-1', now + i * 1000, 3600, [API_AUDIENCE]));
+    for (const t of [...many, ...many]) expect(auth.authenticate(`Bearer ${t}`, now + 1_099_000, lookup)?.name).toBe('system:serviceaccount:ns:op');
   });
 
   it('lets every authenticated user read discovery, version and health like the bootstrap roles do', async () => {
