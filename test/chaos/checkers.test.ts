@@ -114,6 +114,8 @@ describe('metrics arithmetic', () => {
     expect(totals.count).toBe(10);
     expect(totals.sumMs).toBeCloseTo(80);
     expect(totals.over).toBe(2);
+    expect(histogramTotals(text(10, 10, 0.02), text(18, 20, 0.1), 'g', 0.01, 'kind="major"')).toEqual({ count: 0, sumMs: 0, over: 0 });
+    expect(histogramTotals(text(10, 10, 0.02), text(18, 20, 0.1), 'g', 0.01, 'kind="minor"').over).toBe(2);
   });
 
   it('takes the histogram quantile over the observations between two scrapes only', () => {

@@ -135,14 +135,16 @@ function lastAtOrBefore<T>(sorted: readonly T[], at: (item: T) => number, t: num
 
 /**
  * A Prometheus histogram's observations between two /metrics texts, over all its label sets: how
- * many, their sum in ms, and how many exceeded the bucket bound `overSeconds` (which must be one).
+ * many, their sum in ms, and how many exceeded the bucket bound `overSeconds` (which must be one);
+ * only the label sets holding the text `labels` when given.
  */
-export function histogramTotals(before: string, after: string, name: string, overSeconds: number): { count: number; sumMs: number; over: number } {
+export function histogramTotals(before: string, after: string, name: string, overSeconds: number, labels = ''): { count: number; sumMs: number; over: number } {
   const totals = (text: string): { count: number; sum: number; under: number } => {
     let count = 0;
     let sum = 0;
     let under = 0;
     for (const l of text.split('\n')) {
+      if (!l.includes(labels)) continue;
       const value = Number(l.split(' ').pop());
       if (l.startsWith(`${name}_count`)) count += value;
       else if (l.startsWith(`${name}_sum`)) sum += value;

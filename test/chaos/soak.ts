@@ -137,6 +137,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
     const queueP99 = histogramQuantileMs(metricsBefore, metricsAfter, 'workqueue_queue_duration_seconds', 'name="backupschedule"', 0.99);
     const reconcileP99 = histogramQuantileMs(metricsBefore, metricsAfter, 'controller_runtime_reconcile_time_seconds', 'controller="backupschedule"', 0.99);
     const controllerGc = histogramTotals(metricsBefore, metricsAfter, 'nodejs_gc_duration_seconds', 0.01);
+    const longGcByKind = ['major', 'minor', 'incremental', 'weakcb'].map((kind) => `${kind} ${histogramTotals(metricsBefore, metricsAfter, 'nodejs_gc_duration_seconds', 0.01, `kind="${kind}"`).over}`);
     const converged = await waitConverged(cluster.admin, { namespace, schedules: expected }, 120_000, 1_000);
     drain();
     await draining;
@@ -177,6 +178,7 @@ async function run(context: ScenarioContext): Promise<ScenarioResult> {
         'controller requests during the soak': [...controllerRequests].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${fmt(n)}`).join(' · '),
         [`changes over ${P99_TARGET_MS} ms per minute of the soak`]: slowPerMinute(latency.slow, soakStart, size.minutes).join(' '),
         'GC pauses: controller count / total / over 10 ms · test server count / total / max / of 10 ms or more': `${fmt(controllerGc.count)} / ${controllerGc.sumMs.toFixed(0)} ms / ${controllerGc.over} · ${fmt(serverGc.count)} / ${serverGc.totalMs.toFixed(0)} ms / ${serverGc.maxMs.toFixed(0)} ms / ${serverGc.long.length}`,
+        'controller GC pauses over 10 ms by kind': longGcByKind.join(' · '),
         [`changes over ${P99_TARGET_MS} ms with a test server GC pause of 10 ms or more within ${P99_TARGET_MS} ms of their start`]: fmt(countOverlapping(latency.slow, serverGc.long, P99_TARGET_MS)),
         'machine over the soak (cores busy)': load.available ? formatLoad(meanLoad(loadSamples)) : 'not measured (no /proc)',
         [`machine in the seconds where ${BURST_CHANGES} or more slow changes began`]: load.available ? `${burstSeconds.length} s: ${formatLoad(meanLoad(burstSeconds))}` : 'not measured',
