@@ -40,13 +40,40 @@ import { CONTROLLER_NODE_FLAGS } from '../src/controller/node-flags.ts';
 import { LIST_PAGE_SIZE } from '../src/controller/operator.ts';
 import { median } from './stats.ts';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string' }, concurrency: { type: 'string' }, repeat: { type: 'string' }, 'controller-node-flags': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string' },
+    concurrency: { type: 'string' },
+    repeat: { type: 'string' },
+    'controller-node-flags': { type: 'string' },
+    kubeconfig: { type: 'string' },
+    clientgo: { type: 'string' },
+    'clientgo-args': { type: 'string' },
+    'between-runs': { type: 'string' },
+  },
+});
 // The image's V8 flags by default; e.g. "--max-old-space-size=128" to try others ("" for none).
 const controllerNodeFlags = values['controller-node-flags'] === undefined ? [...CONTROLLER_NODE_FLAGS] : values['controller-node-flags'].split(' ').filter((f) => f !== '');
 // The machine is shared: each side runs `repeat` times, in turns, and the fastest run of each counts.
 const repeat = Number(values.repeat ?? '3');
 const sizes = (values.sizes ?? '1000,10000').split(',').map(Number);
 const concurrency = Number(values.concurrency ?? '4');
+// A real cluster has no request log to time writes by: bench/real-convergence.ts times them by its watches.
+if (values.kubeconfig !== undefined) {
+  const { realConvergence } = await import('./real-convergence.ts');
+  process.exit(
+    await realConvergence({
+      kubeconfig: values.kubeconfig,
+      sizes,
+      repeat,
+      concurrency,
+      controllerNodeFlags,
+      ...(values.clientgo !== undefined ? { clientgo: values.clientgo } : {}),
+      clientgoArgs: (values['clientgo-args'] ?? '').split(' ').filter((a) => a !== ''),
+      ...(values['between-runs'] !== undefined ? { betweenRuns: values['between-runs'] } : {}),
+    }),
+  );
+}
 const TSX = fileURLToPath(new URL('../node_modules/tsx/dist/cli.mjs', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./floor-writer.ts', import.meta.url));
 
