@@ -46,6 +46,14 @@ const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plura
  */
 export const LIST_PAGE_SIZE = 20;
 
+/**
+ * Pages after the first double up to 500 objects (client-go's pager size) while each answer stays
+ * within 4 MiB; one that passes it is read no further and asked again at 20, for the rest of that LIST
+ * (src/runtime/list-watch-source.ts). So 10,000 small schedules are read in 24 pages, not 500 (4.6 s of a
+ * 10,000-schedule start on a real kube-apiserver, docs/real-cluster.md), and large ones still 20 at a time.
+ */
+export const LIST_PAGE_GROWTH = { maxPageSize: 500, maxPageBytes: 4 * 2 ** 20 } as const;
+
 /** A running operator. */
 export interface RunningOperator {
   /** The health server's URL, when serving. */
@@ -153,6 +161,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
     ...(options.metricsAddress ? { metricsAddress: options.metricsAddress } : {}),
     ...(options.healthAddress ? { healthAddress: options.healthAddress } : {}),
     pageSize: LIST_PAGE_SIZE,
+    pageGrowth: LIST_PAGE_GROWTH,
     syncPeriodMs: options.syncPeriodMs,
     ...(env.clock ? { clock: env.clock } : {}),
     logger,

@@ -64,6 +64,12 @@ export interface KubeRequestOptions {
   readonly signal?: AbortSignal;
   /** Overrides the client's timeout for this request. @default the client's `timeoutMs` */
   readonly timeoutMs?: number;
+  /**
+   * Fails with {@link ResponseTooLargeError} once the answer's body passes this many bytes, its
+   * connection closed: the caller asked for more than it means to hold, and asks again for less.
+   * @default no limit
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /**
@@ -72,6 +78,14 @@ export interface KubeRequestOptions {
  */
 export function gateWrites(gate: { check(description: string): void }): (method: string, path: string) => void {
   return (method, path) => gate.check(`${method} ${path}`);
+}
+
+/** An answer whose body passed the request's `maxBodyBytes`: not read further, not retried as such. */
+export class ResponseTooLargeError extends Error {
+  constructor(what: string, readonly limitBytes: number) {
+    super(`${what}: the answer passed ${limitBytes} bytes`);
+    this.name = 'ResponseTooLargeError';
+  }
 }
 
 /** A request that got no HTTP answer: network failure, timeout or abort. */
@@ -182,7 +196,7 @@ export class KubeClient {
    */
   async request<T>(method: string, path: string, options: KubeRequestOptions = {}): Promise<T> {
     const res = await this.#send(method, path, options, 'application/json');
-    const text = await this.#readBodyWithin(res, `${method.toUpperCase()} ${path}`, options.timeoutMs ?? this.#timeoutMs);
+    const text = await this.#readBodyWithin(res, `${method.toUpperCase()} ${path}`, options.timeoutMs ?? this.#timeoutMs, options.maxBodyBytes);
     if (!text) return undefined as T;
     return JSON.parse(text) as T;
   }
@@ -208,10 +222,10 @@ export class KubeClient {
    * Reads a whole (non-watch) body, or fails once `timeoutMs` passes: a server that sends headers and
    * then stalls must not hang a LIST forever (client-go's timeout covers the body too).
    */
-  async #readBodyWithin(res: IncomingMessage, what: string, timeoutMs: number): Promise<string> {
+  async #readBodyWithin(res: IncomingMessage, what: string, timeoutMs: number, maxBytes = Infinity): Promise<string> {
     const timer = this.#clock.setTimeout(() => res.destroy(new KubeRequestError(`${what}: body timed out after ${timeoutMs} ms`)), timeoutMs);
     try {
-      return await readBody(res, what);
+      return await readBody(res, what, maxBytes);
     } finally {
       this.#clock.clearTimeout(timer);
     }
@@ -320,10 +334,20 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * {@link KubeRequestError}: no whole answer came, so the request may be sent again. Listeners rather
  * than `for await`, whose async iterator cost a fresh process ~15 µs more per request.
  */
-function readBody(res: IncomingMessage, what: string): Promise<string> {
+function readBody(res: IncomingMessage, what: string, maxBytes = Infinity): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        chunks.length = 0;
+        reject(new ResponseTooLargeError(what, maxBytes));
+        res.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
     res.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
     res.once('error', (err) => reject(err instanceof KubeRequestError ? err : new KubeRequestError(`${what}: body failed: ${err.message}`, { cause: err })));
     res.once('close', () => {

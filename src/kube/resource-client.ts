@@ -42,6 +42,8 @@ export interface ListOptions extends CallOptions {
   readonly resourceVersion?: string;
   /** `NotOlderThan` or `Exact`. @default omitted */
   readonly resourceVersionMatch?: string;
+  /** The page's answer may not pass this many bytes (else `ResponseTooLargeError`, src/kube/kube-client.ts). @default no limit */
+  readonly maxBytes?: number;
 }
 
 /** Options for a WATCH. */
@@ -145,6 +147,7 @@ export class ResourceClient<T extends KubeObject> {
         resourceVersion: options.resourceVersion,
         resourceVersionMatch: options.resourceVersionMatch,
       },
+      ...(options.maxBytes !== undefined ? { maxBodyBytes: options.maxBytes } : {}),
     }, options));
   }
 

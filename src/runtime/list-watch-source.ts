@@ -4,7 +4,7 @@
  */
 import type { ListOptions, WatchOptions } from '../kube/resource-client.ts';
 import { ApiStatusError, isExpired } from '../kube/api-status-error.ts';
-import { isTransientError } from '../kube/kube-client.ts';
+import { isTransientError, ResponseTooLargeError } from '../kube/kube-client.ts';
 import type { KubeList, KubeObject, WatchEvent } from '../kube/object.ts';
 
 /** LIST + WATCH for one resource. */
@@ -15,10 +15,24 @@ export interface ListWatchSource<T extends KubeObject> {
   typeMeta?(): { readonly apiVersion: string; readonly kind: string };
 }
 
+/**
+ * How far a LIST's pages may grow beyond the first page's size: each page after the first doubles the
+ * last one's `limit` up to `maxPageSize`, and asks that its answer stay within `maxPageBytes`. A page
+ * that passes it is dropped unread and asked again at the first size, which the rest of the LIST keeps:
+ * small objects are read in a few large pages, while no order of large ones raises what a page holds
+ * above `maxPageBytes` or the first size's worth.
+ */
+export interface PageGrowth {
+  readonly maxPageSize: number;
+  readonly maxPageBytes: number;
+}
+
 /** Options for {@link listAllPages}. */
 export interface ListAllOptions<T extends KubeObject> {
-  /** Page size (`limit`). */
+  /** Page size (`limit`), of the first page and of every page unless `growth` allows more. */
   readonly pageSize: number;
+  /** @default none: every page is `pageSize` */
+  readonly growth?: PageGrowth;
   /** Applied to each item as its page arrives, so untransformed pages are garbage early. */
   readonly transform: (obj: T) => T;
   readonly namespace?: string;
@@ -55,9 +69,13 @@ export async function listAllPages<T extends KubeObject>(
   let continueToken: string | undefined;
   let resourceVersion = '';
   let restarted = false;
+  let limit = options.pageSize;
+  let growing = options.growth !== undefined;
   for (;;) {
+    const grown = limit > options.pageSize;
     const request = {
-      limit: options.pageSize,
+      limit,
+      ...(grown && options.growth ? { maxBytes: options.growth.maxPageBytes } : {}),
       ...(continueToken ? { continue: continueToken } : {}),
       ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
@@ -69,12 +87,19 @@ export async function listAllPages<T extends KubeObject>(
       // Only a later page is asked again: a first page that fails loses nothing, the caller backs off.
       page = continueToken === undefined ? await source.list(request) : await listPage(source, request, options);
     } catch (err) {
+      if (grown && err instanceof ResponseTooLargeError) {
+        limit = options.pageSize;
+        growing = false;
+        continue; // the same page again, at the first size
+      }
       if (continueToken === undefined || !isExpired(err) || restarted) throw err;
       restarted = true;
       items = [];
       continueToken = undefined;
+      limit = options.pageSize;
       continue; // the LIST again from its first page
     }
+    if (growing && options.growth) limit = Math.min(options.growth.maxPageSize, limit * 2);
     for (const item of page.items ?? []) {
       if (typeMeta) {
         item.apiVersion ??= typeMeta.apiVersion;

@@ -14,6 +14,7 @@ import { realClock, type Clock } from './clock.ts';
 import { cachesSyncedCheck, leaderElectionCheck, leaseReachableCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from './health.ts';
 import type { BindAddress, RunningServer } from './http-server.ts';
 import { Informer } from './informer.ts';
+import type { PageGrowth } from './list-watch-source.ts';
 import { LeaderElector } from './leader-elector.ts';
 import { createLeaseLock, type LeaseObject } from './lease-lock.ts';
 import type { Logger } from './logger.ts';
@@ -70,6 +71,8 @@ export interface ManagerOptions {
   readonly healthAddress?: BindAddress;
   /** LIST page size of every informer. */
   readonly pageSize: number;
+  /** How far its pages may grow while their answers stay small. @default none */
+  readonly pageGrowth?: PageGrowth;
   /** Default resync period of the informers. */
   readonly syncPeriodMs: number;
   /** @default a new registry with the runtime's metrics */
@@ -172,6 +175,7 @@ export class Manager {
       ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
       ...(spec.transform ? { transform: spec.transform } : {}),
       pageSize: this.#options.pageSize,
+      ...(this.#options.pageGrowth ? { pageGrowth: this.#options.pageGrowth } : {}),
       resyncPeriodMs,
       clock: this.clock,
       logger: this.logger,

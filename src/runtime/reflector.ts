@@ -16,7 +16,7 @@ import { ApiStatusError, isExpired } from '../kube/api-status-error.ts';
 import type { KubeObject, WatchEvent } from '../kube/object.ts';
 import { realClock, type Clock } from './clock.ts';
 import { silentLogger, type Logger } from './logger.ts';
-import { listAllPages, type ListWatchSource } from './list-watch-source.ts';
+import { listAllPages, type ListWatchSource, type PageGrowth } from './list-watch-source.ts';
 import { WatchBackoff, type WatchBackoffOptions } from './watch-backoff.ts';
 
 /** Receives what the reflector observes. Calls are synchronous and in order. */
@@ -83,6 +83,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   readonly transform?: (obj: T) => T;
   /** LIST page size. @default 500 (client-go's pager default) */
   readonly pageSize?: number;
+  /** How far pages may grow beyond `pageSize` while their answers stay small. @default none */
+  readonly pageGrowth?: PageGrowth;
   /** Smallest server-side watch timeout; each watch picks uniformly in [min, 2·min). @default 300 */
   readonly minWatchTimeoutSeconds?: number;
   /** Restart a watch that delivered nothing (no event, no bookmark) for this long. @default 300_000 */
@@ -110,8 +112,8 @@ export class WatchInactiveError extends Error {
 /** Runs LIST + WATCH for one resource until stopped. */
 export class Reflector<T extends KubeObject> {
   readonly name: string;
-  readonly #o: Required<Omit<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'backoff'>> &
-    Pick<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector'>;
+  readonly #o: Required<Omit<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'backoff' | 'pageGrowth'>> &
+    Pick<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector' | 'pageGrowth'>;
   readonly #backoff: WatchBackoff;
   #phase: ReflectorPhase = { phase: 'idle' };
   #synced = false;
@@ -223,6 +225,7 @@ export class Reflector<T extends KubeObject> {
     const { source, transform, sink } = this.#o;
     const { items, resourceVersion } = await listAllPages(source, {
       pageSize: this.#o.pageSize, transform, signal,
+      ...(this.#o.pageGrowth ? { growth: this.#o.pageGrowth } : {}),
       // A failed page is asked again (3 times, after 0.2, 0.4, 0.8 s or the server's Retry-After) before
       // the whole LIST fails and backs off: many small pages would otherwise rarely all succeed.
       retryPage: { attempts: 3, wait: (attempt, retryAfterMs, pageSignal) => this.#o.clock.sleep(retryAfterMs ?? 100 * 2 ** attempt, pageSignal) },

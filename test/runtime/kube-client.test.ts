@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiStatusError, isConflict, statusErrors } from '../../src/kube/api-status-error.ts';
-import { gateWrites, isTransientError, KubeClient, KubeRequestError, requestEndpoint, searchOf, type RequestObservation } from '../../src/kube/kube-client.ts';
+import { gateWrites, isTransientError, KubeClient, KubeRequestError, requestEndpoint, ResponseTooLargeError, searchOf, type RequestObservation } from '../../src/kube/kube-client.ts';
 import { KubeConfig } from '../../src/kube/kube-config.ts';
 import type { KubeObject, WatchEvent } from '../../src/kube/object.ts';
 import { ResourceClient } from '../../src/kube/resource-client.ts';
@@ -201,6 +201,39 @@ describe('KubeClient', () => {
     expect(err).toBeInstanceOf(KubeRequestError);
     expect((err as Error).message).toBe('GET /api/v1/pods: body failed: aborted');
     expect(isTransientError(err)).toBe(true);
+  });
+
+  it('stops reading a LIST page whose answer passes maxBytes, closes its connection, and still reads one within it', async () => {
+    let written = 0;
+    let closed = false;
+    respond = (req, _b, res) => {
+      if (req.url?.includes('limit=40')) {
+        // An answer of 64 MiB: only the cap can stop the reading early.
+        res.once('close', () => void (closed = true));
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        const more = (): void => {
+          if (res.destroyed || written > 64 * 2 ** 20) return;
+          written += 64 * 1024;
+          if (res.write('x'.repeat(64 * 1024))) setImmediate(more);
+          else res.once('drain', more);
+        };
+        res.write('{"items":[');
+        more();
+        return;
+      }
+      res.writeHead(200).end(JSON.stringify({ metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'x'.repeat(1000) } }] }));
+    };
+    const c = client();
+    const err = await cronJobs(c).list({ namespace: 'ns', limit: 40, maxBytes: 256 * 1024 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect((err as Error).message).toBe('GET /apis/batch/v1/namespaces/ns/cronjobs: the answer passed 262144 bytes');
+    expect(isTransientError(err)).toBe(false);
+    // The server saw its connection closed long before it wrote everything it would have.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(true);
+    expect(written).toBeLessThan(32 * 2 ** 20);
+    const small = await cronJobs(c).list({ namespace: 'ns', limit: 20, maxBytes: 256 * 1024 });
+    expect(small.items).toHaveLength(1);
   });
 
   it('fails a request aborted while its body arrives, without waiting for the body', async () => {

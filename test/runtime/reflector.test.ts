@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
+import { ResponseTooLargeError } from '../../src/kube/kube-client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from '../../src/runtime/reflector.ts';
@@ -68,6 +69,42 @@ describe('Reflector', () => {
     expect(source.listCalls.map((c) => [c.limit, c.continue])).toEqual([[500, undefined], [500, 'token-1'], [500, undefined], [500, 'token-2']]);
     expect(sink.calls).toEqual(['replace(a,b)@12']);
     expect(source.watchCalls.map((w) => w.resourceVersion)).toEqual(['12']);
+    expect(source.unexpected).toEqual([]);
+  });
+
+  it('doubles the pages after the first up to the growth limit, each grown page capped in bytes, the first page uncapped', async () => {
+    const { source, sink, reflector } = setup({ pageSize: 20, pageGrowth: { maxPageSize: 100, maxPageBytes: 4096 } });
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    names.forEach((name, i) => source.expectList(page([obj(name, String(i + 1))], '10', i < names.length - 1 ? `token-${i + 1}` : undefined)));
+    source.expectWatch();
+    reflector.start();
+    await settle();
+    expect(source.listCalls.map((c) => [c.limit, c.continue, c.maxBytes])).toEqual([
+      [20, undefined, undefined],
+      [40, 'token-1', 4096],
+      [80, 'token-2', 4096],
+      [100, 'token-3', 4096],
+      [100, 'token-4', 4096],
+    ]);
+    expect(sink.calls).toEqual(['replace(a,b,c,d,e)@10']);
+    expect(source.unexpected).toEqual([]);
+  });
+
+  it('asks a grown page that passed its byte cap again at the first size, and grows no more in that LIST', async () => {
+    const { source, sink, reflector } = setup({ pageSize: 20, pageGrowth: { maxPageSize: 500, maxPageBytes: 4096 } });
+    source.expectList(page([obj('a', '1')], '10', 'token-1')).expectList(new ResponseTooLargeError('GET /api/v1/configmaps', 4096));
+    source.expectList(page([obj('b', '2')], '10', 'token-2')).expectList(page([obj('c', '3')], '10'));
+    source.expectWatch();
+    reflector.start();
+    await settle();
+    expect(source.listCalls.map((c) => [c.limit, c.continue, c.maxBytes])).toEqual([
+      [20, undefined, undefined],
+      [40, 'token-1', 4096],
+      [20, 'token-1', undefined],
+      [20, 'token-2', undefined],
+    ]);
+    expect(sink.calls).toEqual(['replace(a,b,c)@10']);
+    expect(reflector.hasSynced()).toBe(true);
     expect(source.unexpected).toEqual([]);
   });
 
