@@ -17,13 +17,15 @@
  * previous run's namespace is deleted and gone first), peak RSS (VmHWM) and CPU at all Ready.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
 import { ApiClient, must } from '../test/conformance/harness.ts';
 import { endpointFromKubeconfig } from '../test/conformance/harness/kubeconfig.ts';
-import { applyDocuments, buildBundle, clientFromKubeconfig, ControllerProcess, CONTROLLER_SA, distDocuments, sleep, waitFor } from '../test/e2e/harness.ts';
+import { parsePidStat } from '../test/chaos/machine-load.ts';
+import { applyDocuments, buildBundle, clientFromKubeconfig, ControllerProcess, distDocuments, sleep, waitFor } from '../test/e2e/harness.ts';
+import { peakRssBytes } from '../test/e2e/process-memory.ts';
+import { writeControllerKubeconfig } from '../test/real/controller-kubeconfig.ts';
 import { scheduleManifest } from '../test/e2e/scenarios.ts';
 import { median } from './stats.ts';
 
@@ -64,17 +66,6 @@ const isReady = (o: ScheduleLike): boolean => {
   const ready = o.status?.conditions?.find((c) => c.type === 'Ready');
   return ready?.status === 'True' && ready.observedGeneration === o.metadata.generation && o.status?.observedGeneration === o.metadata.generation;
 };
-
-function procStatusKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
-  return Number(line?.match(/\d+/)?.[0] ?? Number.NaN);
-}
-
-/** CPU time (user + system) of a process so far, from /proc/<pid>/stat (100 ticks a second). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** Write requests by `VERB resource[/subresource] code` from the API server's counter (all users). */
 async function writeCounts(api: ApiClient): Promise<Map<string, number>> {
@@ -128,20 +119,6 @@ export async function realConvergence(o: RealConvergenceOptions): Promise<number
     await waitFor('the BackupSchedule CRD to be served', async () => (await api.get('/apis/kubelings.dev/v1/backupschedules?limit=1')).status === 200, 60_000, 200);
   };
 
-  const controllerKubeconfig = async (): Promise<string> => {
-    const tokenFile = join(dir, 'controller.token');
-    const path = `/api/v1/namespaces/${CONTROLLER_SA.namespace}/serviceaccounts/${CONTROLLER_SA.name}/token`;
-    const issued = must(await api.post(path, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }), 201);
-    writeFileSync(`${tokenFile}.new`, String((issued['status'] as { token: string }).token));
-    renameSync(`${tokenFile}.new`, tokenFile);
-    const config = parse(adminText) as { users: { name: string; user: Record<string, unknown> }[]; contexts: { context: { user: string } }[] };
-    config.users = [{ name: CONTROLLER_SA.name, user: { tokenFile } }];
-    for (const c of config.contexts) c.context.user = CONTROLLER_SA.name;
-    const file = join(dir, 'controller.kubeconfig');
-    writeFileSync(file, stringify(config));
-    return file;
-  };
-
   const createSchedules = async (ns: string, n: number): Promise<void> => {
     must(await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
     let next = 0;
@@ -192,7 +169,7 @@ export async function realConvergence(o: RealConvergenceOptions): Promise<number
     }
     const ns = `bench-${side}-${n}-${round < 0 ? 'warmup' : round}`;
     await createSchedules(ns, n);
-    const kubeconfig = await controllerKubeconfig();
+    const kubeconfig = await writeControllerKubeconfig(api, adminText, dir);
     await sleep(2_000); // the creations settle (watch cache, etcd) before the clock starts
     const schedulesPath = `/apis/kubelings.dev/v1/namespaces/${ns}/backupschedules`;
     const cronJobsPath = `/apis/batch/v1/namespaces/${ns}/cronjobs`;
@@ -217,8 +194,9 @@ export async function realConvergence(o: RealConvergenceOptions): Promise<number
       }
       const readyAt = Date.now();
       const pid = proc.child.pid ?? 0;
-      const peakRssMiB = Math.round(procStatusKiB(pid, 'VmHWM') / 1024);
-      const cpuMs = cpuMsOf(pid);
+      const peakRssMiB = Math.round(peakRssBytes(pid) / 2 ** 20);
+      // utime + stime in ticks of 10 ms.
+      const cpuMs = (parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8')) ?? Number.NaN) * 10;
       await sleep(2_000); // late writes (Events, duplicates) still count
       const writes = delta(before, await writeCounts(api));
       const synced = syncedAt(proc.lines());

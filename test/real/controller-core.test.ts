@@ -11,15 +11,15 @@
  * test server's request log does not exist here): an idle controller must cause no watch event on
  * BackupSchedules, CronJobs or Events.
  */
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import { ApiClient, dig, must, rand, type Doc, type WatchStream } from '../conformance/harness.ts';
 import { endpointFromKubeconfig } from '../conformance/harness/kubeconfig.ts';
-import { applyDocuments, buildBundle, clientFromKubeconfig, ControllerProcess, CONTROLLER_SA, deploymentArgs, distDocuments, LEASE, waitFor } from '../e2e/harness.ts';
+import { applyDocuments, buildBundle, clientFromKubeconfig, ControllerProcess, deploymentArgs, distDocuments, LEASE, waitFor } from '../e2e/harness.ts';
 import { readyOf, scheduleManifest } from '../e2e/scenarios.ts';
+import { writeControllerKubeconfig } from './controller-kubeconfig.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 
 const kubeconfigPath = process.env['E2E_KUBECONFIG'];
@@ -103,17 +103,7 @@ suite(title, () => {
       admin.close();
     }
     await waitFor('the BackupSchedule CRD to be served', async () => (await api.get('/apis/kubelings.dev/v1/backupschedules?limit=1')).status === 200, 30_000, 200);
-    // The controller authenticates with a TokenRequest token of dist/'s ServiceAccount through a token
-    // file, as a projected token reaches a Pod.
-    const tokenFile = join(dir, 'controller.token');
-    const issued = must(await api.post(`/api/v1/namespaces/${CONTROLLER_SA.namespace}/serviceaccounts/${CONTROLLER_SA.name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }), 201);
-    writeFileSync(`${tokenFile}.new`, String((issued['status'] as { token: string }).token));
-    renameSync(`${tokenFile}.new`, tokenFile);
-    const config = parse(adminText) as { users: Array<{ name: string; user: Record<string, unknown> }>; contexts: Array<{ context: { user: string } }> };
-    config.users = [{ name: CONTROLLER_SA.name, user: { tokenFile } }];
-    for (const c of config.contexts) c.context.user = CONTROLLER_SA.name;
-    controllerKubeconfig = join(dir, 'controller.kubeconfig');
-    writeFileSync(controllerKubeconfig, stringify(config));
+    controllerKubeconfig = await writeControllerKubeconfig(api, adminText, dir);
     ns = `real-e2e-${rand()}`;
     must(await api.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
     await startReplica('replica-a').waitForLog('replica A to lead', leaderLog, 60_000);
