@@ -41,8 +41,8 @@ const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plura
  * start-up LIST holds at once: client-go's 500 objects of up to ~256 KiB of annotations each is 125 MB
  * of JSON, beyond the controller's whole heap (src/controller/node-flags.ts). Measured with 750
  * schedules of 250 KiB (test/e2e/large-objects.test.ts), peak RSS of a restart: 500 → out of memory,
- * 100 → 283 MiB, 50 → 221–238 MiB, 20 → 163 MiB (the limit is 320 MiB). 10,000 small schedules take 500
- * pages instead of 20: a few seconds more at start-up, for a bound that holds whatever users annotate.
+ * 100 → 283 MiB, 50 → 221–238 MiB, 20 → 163 MiB (the limit is 320 MiB). It is the first page's size and
+ * the floor; {@link LIST_PAGE_GROWTH} lets later pages of small objects grow.
  */
 export const LIST_PAGE_SIZE = 20;
 
