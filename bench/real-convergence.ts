@@ -25,6 +25,7 @@ import { endpointFromKubeconfig } from '../test/conformance/harness/kubeconfig.t
 import { parsePidStat } from '../test/chaos/machine-load.ts';
 import { applyDocuments, buildBundle, clientFromKubeconfig, ControllerProcess, distDocuments, sleep, waitFor } from '../test/e2e/harness.ts';
 import { peakRssBytes } from '../test/e2e/process-memory.ts';
+import { countsSince, isWriteKey, requestCounts } from '../test/real/apiserver-requests.ts';
 import { writeControllerKubeconfig } from '../test/real/controller-kubeconfig.ts';
 import { scheduleManifest } from '../test/e2e/scenarios.ts';
 import { median } from './stats.ts';
@@ -67,25 +68,10 @@ const isReady = (o: ScheduleLike): boolean => {
   return ready?.status === 'True' && ready.observedGeneration === o.metadata.generation && o.status?.observedGeneration === o.metadata.generation;
 };
 
-/** Write requests by `VERB resource[/subresource] code` from the API server's counter (all users). */
+/** Write requests by `VERB resource[/subresource] code` to the resources a side writes (all users). */
 async function writeCounts(api: ApiClient): Promise<Map<string, number>> {
-  const res = await api.get('/metrics', { accept: 'text/plain' });
-  const counts = new Map<string, number>();
-  for (const line of res.text.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    const verb = labels['verb'] ?? '';
-    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(verb) || !['cronjobs', 'backupschedules', 'events'].includes(labels['resource'] ?? '')) continue;
-    const key = `${verb} ${labels['resource']}${labels['subresource'] ? `/${labels['subresource']}` : ''} ${labels['code']}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(line.split(' ').pop()));
-  }
-  return counts;
-}
-
-function delta(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [key, value] of after) if (value - (before.get(key) ?? 0) > 0) out[key] = value - (before.get(key) ?? 0);
-  return out;
+  const counts = await requestCounts(api, ['cronjobs', 'backupschedules', 'events']);
+  return new Map([...counts].filter(([key]) => isWriteKey(key)));
 }
 
 /** When the side's log said its caches had synced ("starting workers", JSON lines of both sides). */
@@ -198,7 +184,7 @@ export async function realConvergence(o: RealConvergenceOptions): Promise<number
       // utime + stime in ticks of 10 ms.
       const cpuMs = (parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8')) ?? Number.NaN) * 10;
       await sleep(2_000); // late writes (Events, duplicates) still count
-      const writes = delta(before, await writeCounts(api));
+      const writes = Object.fromEntries(countsSince(before, await writeCounts(api)));
       const synced = syncedAt(proc.lines());
       return { side, n, readyMs: readyAt - startedAt, spanMs: readyAt - (firstChildAt ?? startedAt), syncedMs: synced === undefined ? undefined : synced - startedAt, writes, peakRssMiB, cpuMs };
     } finally {

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { buildBundle } from '../test/e2e/harness.ts';
-import { PREVIOUS_BACKUP_IMAGE, runUpgrade } from '../test/e2e/upgrade.ts';
+import { PREVIOUS_BACKUP_IMAGE, runUpgrade, testServerUpgradeCluster, total } from '../test/e2e/upgrade.ts';
 
 const { values } = parseArgs({ options: { schedules: { type: 'string', default: '10000' } } });
 const schedules = Number(values.schedules);
@@ -22,7 +22,7 @@ if (!Number.isInteger(schedules) || schedules < 1) throw new Error(`--schedules:
 const result = await runUpgrade({
   bundle: await buildBundle(),
   schedules,
-  server: { watchHistorySize: 1_000_000 },
+  cluster: (previous) => testServerUpgradeCluster(previous, { watchHistorySize: 1_000_000 }),
   // The bench measures the CRD and storage upgrade: backupImage pinned to 0.1.0's runner, as a two-step
   // upgrade's first step does, so 0 child writes is the target (unpinned, each child is rewritten once).
   backupImage: PREVIOUS_BACKUP_IMAGE,
@@ -32,7 +32,7 @@ const rows: [string, string][] = [
   ['schedules', String(result.schedules)],
   ['previous release converged them in', `${result.convergedBeforeS.toFixed(1)} s`],
   ['new dist/ applied → a new leader reconciled all', `${result.upgradeS.toFixed(1)} s`],
-  ['child writes (roll + migration)', `${result.childWrites.length} (children with a new resourceVersion: ${result.changedChildren.length})`],
+  ['child writes (roll + migration)', `${total(result.childWrites)} (children changed: ${result.changedChildren.length})`],
   ['status writes', String(result.statusWrites)],
   ['BackupSchedule requests answered 500 (conversion before the webhook had its certificate)', String(result.conversionErrors)],
   ['v1alpha1/v1 reads that disagree', String(result.disagreements.length)],
@@ -42,6 +42,6 @@ const rows: [string, string][] = [
   ['v1alpha1 and v1 manifests afterwards', result.afterwards.length === 0 ? 'both Ready with the right child' : result.afterwards.join('; ')],
 ];
 for (const [what, value] of rows) console.log(`${what.padEnd(90)} ${value}`);
-const ok = result.childWrites.length === 0 && result.changedChildren.length === 0 && result.disagreements.length === 0 && result.migration.notStoredInV1 === 0 && result.afterwards.length === 0 && result.migration.objectsPerSecond >= 1_000;
+const ok = total(result.childWrites) === 0 && result.changedChildren.length === 0 && result.disagreements.length === 0 && result.migration.notStoredInV1 === 0 && result.afterwards.length === 0 && result.migration.objectsPerSecond >= 1_000;
 console.log(ok ? 'PASS' : 'FAIL');
 process.exitCode = ok ? 0 : 1;

@@ -16,7 +16,10 @@
  *  5. `migrate-storage` rewrites every object in v1 and leaves `status.storedVersions: [v1]`;
  *  6. a v1alpha1 manifest applied afterwards (an unchanged GitOps repo) and a v1 one both work.
  *
- * Shared by test/e2e/upgrade.test.ts (500 schedules) and bench/upgrade-bench.ts (10,000).
+ * Shared by test/e2e/upgrade.test.ts (500 schedules), bench/upgrade-bench.ts (10,000), both on the test
+ * API server ({@link testServerUpgradeCluster}), and test/real/upgrade.test.ts on a real kube-apiserver
+ * (test/real/upgrade-cluster.ts): the steps are the same, only where writes are counted and how the
+ * webhook's Service reaches a replica differ.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,7 +33,6 @@ import type { KubeObject } from '../../src/kube/object.ts';
 import { toV1 } from '../../src/conversion/index.ts';
 import type { BackupSchedule } from '../../src/api/index.ts';
 import { synthesize } from '../../src/manifests/synthesize.ts';
-import type { RequestLogEntry } from '../apiserver/index.ts';
 import { clientFor, ControllerProcess, CONTROLLER_USER, deploymentArgs, distDocuments, kustomizationDocuments, sleep, startCluster, waitFor, type Cluster, type ClusterOptions } from './harness.ts';
 import { api, listAll, readyOf, scheduleManifest, scheduleManifestV1alpha1 } from './scenarios.ts';
 
@@ -60,6 +62,75 @@ export function releaseDocuments(backupImage?: string): KubeObject[] {
 
 const NAMESPACE = 'upgrade';
 
+/** What the upgrade wrote over a span (see {@link UpgradeCluster.countWrites}). */
+export interface SpanWrites {
+  /** Writes to CronJobs (not their status) by `VERB code`, e.g. `{ 'PATCH 200': 60 }`. */
+  readonly childWrites: Readonly<Record<string, number>>;
+  /** Successful writes of BackupSchedules' status. */
+  readonly statusWrites: number;
+  /** Requests for BackupSchedules answered 500 (a conversion the webhook could not serve yet). */
+  readonly conversionErrors: number;
+}
+
+/** How often each string occurs. */
+export function countBy(keys: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of keys) counts[key] = (counts[key] ?? 0) + 1;
+  return counts;
+}
+
+/** The number of writes in a {@link SpanWrites.childWrites}. */
+export const total = (writes: Readonly<Record<string, number>>): number => Object.values(writes).reduce((sum, n) => sum + n, 0);
+
+/** Where the upgrade runs, with the previous release applied and the controller's credentials issued. */
+export interface UpgradeCluster {
+  readonly admin: KubeClient;
+  /** Path of an admin kubeconfig (the storage migration runs with it, as the README says). */
+  readonly adminKubeconfig: string;
+  /** Path of a kubeconfig authenticating as dist/'s ServiceAccount. */
+  readonly controllerKubeconfig: string;
+  /** `kubectl apply -f` of a release's documents, in order. */
+  apply(docs: readonly KubeObject[]): Promise<void>;
+  /** Sends the conversion webhook's traffic to `replica`, once it is ready to serve it. */
+  routeWebhookTo(replica: ControllerProcess): Promise<void>;
+  /** Starts counting the controller's writes; the returned function reads what was written since. */
+  countWrites(): Promise<() => Promise<SpanWrites>>;
+  /** Waits until the controller has written nothing (Lease renewals aside) for `ms`. */
+  quiet(ms: number): Promise<void>;
+  /** BackupSchedules stored in another version than v1, or undefined where the storage cannot be read. */
+  notStoredInV1(): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+/** Starts a cluster with the `previous` release applied, for an upgrade whose schedules live in `namespace`. */
+export type UpgradeClusterFactory = (previous: readonly KubeObject[], namespace: string) => Promise<UpgradeCluster>;
+
+/** The upgrade on a fresh in-process test API server: writes counted from its request log. */
+export async function testServerUpgradeCluster(previous: readonly KubeObject[], server: ClusterOptions['server'] = {}): Promise<UpgradeCluster> {
+  const cluster = await startCluster({ documents: previous, server });
+  return {
+    admin: cluster.admin,
+    adminKubeconfig: cluster.adminKubeconfig,
+    controllerKubeconfig: cluster.controllerKubeconfig,
+    apply: (docs) => applyRelease(cluster.admin, docs),
+    routeWebhookTo: (replica) => cluster.routeWebhookTo(replica),
+    async countWrites() {
+      const since = Date.now();
+      return async () => {
+        const span = cluster.server.requestLog.entries().filter((e) => Date.parse(e.time) >= since);
+        return {
+          childWrites: countBy(span.filter((e) => e.user === CONTROLLER_USER && e.resource === 'cronjobs' && !['get', 'list', 'watch'].includes(e.verb)).map((e) => `${e.verb.toUpperCase()} ${e.code}`)),
+          statusWrites: span.filter((e) => e.user === CONTROLLER_USER && e.resource === 'backupschedules' && e.subresource === 'status' && e.code < 300).length,
+          conversionErrors: span.filter((e) => e.resource === 'backupschedules' && e.code === 500).length,
+        };
+      };
+    },
+    quiet: (ms) => quiet(cluster, ms),
+    notStoredInV1: async () => cluster.server.listStored('kubelings.dev', 'backupschedules').filter((o) => o.apiVersion !== 'kubelings.dev/v1').length,
+    stop: () => cluster.stop(),
+  };
+}
+
 /** Options of {@link runUpgrade}. */
 export interface UpgradeOptions {
   /** The new release's controller bundle (buildBundle()). */
@@ -69,8 +140,11 @@ export interface UpgradeOptions {
   readonly sideBySideMs?: number;
   /** Progress lines. @default none */
   readonly log?: (line: string) => void;
-  /** Test API server options (the bench keeps more watch history, as etcd does). @default {} */
-  readonly server?: ClusterOptions['server'];
+  /**
+   * Starts the cluster with the previous release's documents applied.
+   * @default a fresh test API server ({@link testServerUpgradeCluster})
+   */
+  readonly cluster?: UpgradeClusterFactory;
   /**
    * The chart's `backupImage` of the new release. The test and the bench are about the CRD and storage
    * upgrade, so they pin it to the previous runner ({@link PREVIOUS_BACKUP_IMAGE}): then no child needs a
@@ -86,9 +160,9 @@ export interface UpgradeResult {
   readonly convergedBeforeS: number;
   /** Seconds from applying the new dist/ until a new replica led and had reconciled every schedule. */
   readonly upgradeS: number;
-  /** Writes to CronJobs from the upgrade's start until the end of the migration (must be none). */
-  readonly childWrites: readonly RequestLogEntry[];
-  /** Children whose resourceVersion changed over the same span. */
+  /** Writes to CronJobs from the upgrade's start until the end of the migration, by `VERB code` (must be none). */
+  readonly childWrites: Readonly<Record<string, number>>;
+  /** Children whose metadata or spec changed over the same span (their status is the CronJob controller's). */
   readonly changedChildren: readonly string[];
   /** Successful status writes by the controller over the same span (the new release's status, if it differs). */
   readonly statusWrites: number;
@@ -96,7 +170,7 @@ export interface UpgradeResult {
   readonly conversionErrors: number;
   /** Schedules whose v1alpha1 and v1 reads disagree (after the roll, before the migration). */
   readonly disagreements: readonly string[];
-  readonly migration: { readonly exitCode: number | null; readonly seconds: number; readonly objectsPerSecond: number; readonly storedVersions: readonly string[]; readonly notStoredInV1: number };
+  readonly migration: { readonly exitCode: number | null; readonly seconds: number; readonly objectsPerSecond: number; readonly storedVersions: readonly string[]; readonly notStoredInV1: number | undefined };
   /** Problems of the v1alpha1 and v1 schedules created after the upgrade (none when both worked). */
   readonly afterwards: readonly string[];
 }
@@ -145,15 +219,21 @@ export async function reconciles(process: ControllerProcess): Promise<number> {
 }
 
 /** A replica of the release whose Deployment is in `docs`, as that Deployment runs it (its flags, `--backup-image` included). */
-export const replicaFlags = (cluster: Cluster, docs: readonly KubeObject[], id: string): string[] => [
+export const replicaFlags = (cluster: Pick<Cluster, 'controllerKubeconfig'>, docs: readonly KubeObject[], id: string): string[] => [
   '--kubeconfig', cluster.controllerKubeconfig, `--leader-election-id=${id}`, ...deploymentArgs(docs), '--log-level=info',
 ];
+
+/** A child as the controller writes it: metadata and spec, not the status the CronJob controller keeps. */
+export const childContent = (c: KubeObject): string => {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = c.metadata as KubeObject['metadata'] & { managedFields?: unknown };
+  return JSON.stringify({ metadata, spec: (c as KubeObject & { spec?: unknown }).spec });
+};
 
 /** Runs the upgrade on a fresh cluster; see the module doc. Stops everything it started. */
 export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   const log = options.log ?? (() => {});
   const n = options.schedules;
-  const cluster = await startCluster({ documents: previousReleaseDocuments(), server: options.server ?? {} });
+  const cluster = await (options.cluster ?? ((previous) => testServerUpgradeCluster(previous)))(previousReleaseDocuments(), NAMESPACE);
   const replicas: ControllerProcess[] = [];
   const start = (bundle: string, docs: readonly KubeObject[], id: string): ControllerProcess => {
     const p = ControllerProcess.start(bundle, replicaFlags(cluster, docs, id));
@@ -178,12 +258,13 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     const convergedBeforeS = (Date.now() - t0) / 1000;
     log(`previous release converged ${n} schedules in ${convergedBeforeS.toFixed(1)} s`);
     await sleep(1_000);
-    const before = new Map((await listAll((o) => k.cronJobs.list(o), NAMESPACE)).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
+    const before = new Map((await listAll((o) => k.cronJobs.list(o), NAMESPACE)).map((c) => [c.metadata.name ?? '', childContent(c)]));
 
     // 2. The new dist/, applied in file order.
     const upgradeStart = Date.now();
+    const writes = await cluster.countWrites();
     const next = releaseDocuments(options.backupImage);
-    await applyRelease(cluster.admin, next);
+    await cluster.apply(next);
     log('new dist/ applied');
 
     // 3. The roll: new beside old, then old out one by one.
@@ -201,7 +282,7 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     // 4. A new replica leads and has looked at every schedule; then nothing more is written.
     const leader = await waitFor('a new replica to lead', () => [newA, newB].find((p) => p.records().some((r) => r['msg'] === 'became leader; starting workers')), 60_000, 100);
     await waitFor(`the new leader to reconcile ${n} schedules`, async () => (await reconciles(leader)) >= n, 60_000 + n * 20, 250);
-    await quiet(cluster, 2_000);
+    await cluster.quiet(2_000);
     const upgradeS = (Date.now() - upgradeStart) / 1000;
     log(`upgraded in ${upgradeS.toFixed(1)} s`);
     const [alpha, v1] = await Promise.all([listAll((o) => k.schedulesV1alpha1.list(o), NAMESPACE), listAll((o) => k.schedules.list(o), NAMESPACE)]);
@@ -210,20 +291,18 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     // 5. The storage migration, with the admin's credentials as the README says.
     const migration = await migrate(options.bundle, cluster, n);
     log(`migrated ${n} objects in ${migration.seconds.toFixed(2)} s (${Math.round(migration.objectsPerSecond)}/s), storedVersions ${JSON.stringify(migration.storedVersions)}`);
-    await quiet(cluster, 2_000);
-    const span = cluster.server.requestLog.entries().filter((e) => Date.parse(e.time) >= upgradeStart);
-    const after = new Map((await listAll((o) => k.cronJobs.list(o), NAMESPACE)).map((c) => [c.metadata.name ?? '', c.metadata.resourceVersion]));
+    await cluster.quiet(2_000);
+    const span = await writes();
+    const after = new Map((await listAll((o) => k.cronJobs.list(o), NAMESPACE)).map((c) => [c.metadata.name ?? '', childContent(c)]));
 
     // 6. Manifests written afterwards, in either version.
-    const afterwards = await applyAfterwards(cluster);
+    const afterwards = await applyAfterwards(cluster.admin);
     return {
       schedules: n,
       convergedBeforeS,
       upgradeS,
-      childWrites: span.filter((e) => e.user === CONTROLLER_USER && e.resource === 'cronjobs' && !['get', 'list', 'watch'].includes(e.verb)),
-      changedChildren: [...before].filter(([name, rv]) => after.get(name) !== rv).map(([name]) => name),
-      statusWrites: span.filter((e) => e.user === CONTROLLER_USER && e.resource === 'backupschedules' && e.subresource === 'status' && e.code < 300).length,
-      conversionErrors: span.filter((e) => e.resource === 'backupschedules' && e.code === 500).length,
+      ...span,
+      changedChildren: [...before].filter(([name, content]) => after.get(name) !== content).map(([name]) => name),
       disagreements,
       migration,
       afterwards,
@@ -257,7 +336,7 @@ function disagreeing(alpha: readonly KubeObject[], v1: readonly KubeObject[]): s
 }
 
 /** Runs the new bundle's `migrate-storage` as its own process, as an admin would. */
-async function migrate(bundle: string, cluster: Cluster, n: number): Promise<UpgradeResult['migration']> {
+async function migrate(bundle: string, cluster: UpgradeCluster, n: number): Promise<UpgradeResult['migration']> {
   const started = performance.now();
   const child = spawn(process.execPath, [bundle, 'migrate-storage', '--kubeconfig', cluster.adminKubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -268,13 +347,13 @@ async function migrate(bundle: string, cluster: Cluster, n: number): Promise<Upg
   if (exitCode !== 0) throw new Error(`migrate-storage exited ${exitCode}:\n${output.slice(-4_000)}`);
   const crd = await clientFor(cluster.admin, 'CustomResourceDefinition').get({ name: 'backupschedules.kubelings.dev' });
   const storedVersions = ((crd['status'] as { storedVersions?: string[] } | undefined)?.storedVersions ?? []);
-  const notStoredInV1 = cluster.server.listStored('kubelings.dev', 'backupschedules').filter((o) => o.apiVersion !== 'kubelings.dev/v1').length;
+  const notStoredInV1 = await cluster.notStoredInV1();
   return { exitCode, seconds, objectsPerSecond: n / seconds, storedVersions, notStoredInV1 };
 }
 
 /** A v1alpha1 manifest (an unchanged GitOps repo) and a v1 one with GFS retention, created after the upgrade. */
-async function applyAfterwards(cluster: Cluster): Promise<string[]> {
-  const k = api(cluster.admin);
+async function applyAfterwards(admin: KubeClient): Promise<string[]> {
+  const k = api(admin);
   const problems: string[] = [];
   await k.schedulesV1alpha1.create(scheduleManifestV1alpha1(NAMESPACE, 'gitops-v1alpha1', { retention: { keepLast: 3 } }) as never);
   await k.schedules.create(scheduleManifest(NAMESPACE, 'new-v1', { retention: { keepDaily: 7, keepWeekly: 4 } }) as never);
