@@ -80,7 +80,11 @@ function newCertificate(request: CertificateRequest, publicKey: forge.pki.rsa.Pu
   // X.509 times have second precision; keep what the certificate will say.
   cert.validity.notBefore = new Date(Math.floor(request.notBefore / 1000) * 1000);
   cert.validity.notAfter = new Date(Math.floor(request.notAfter / 1000) * 1000);
-  cert.setSubject([{ name: 'commonName', value: request.commonName }]);
+  // A UTF8String, not forge's default PrintableString: the CA's name carries an `@` (as client-go's
+  // self-signed CAs do), which PrintableString does not allow, and Go's x509 (kube-apiserver calling
+  // the webhook) refuses the whole chain then ("invalid PrintableString"); OpenSSL does not mind.
+  // (@types/node-forge types valueTagClass as an ASN.1 class; forge uses it as the value's type tag.)
+  cert.setSubject([{ name: 'commonName', value: request.commonName, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }]);
   return cert;
 }
 

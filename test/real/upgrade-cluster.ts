@@ -14,6 +14,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient, must } from '../conformance/harness.ts';
+import { parseServerVersion } from '../conformance/harness/server-version.ts';
+import { hasBehaviour } from '../conformance/version-gates.ts';
 import { endpointFromKubeconfig } from '../conformance/harness/kubeconfig.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { WEBHOOK_SERVICE_NAME } from '../../src/manifests/operator-chart.ts';
@@ -41,6 +43,17 @@ export interface RealUpgradeClusterOptions {
   readonly etcdUrl?: string;
 }
 
+/**
+ * Deletes the BackupSchedule CRD and with it every schedule, whatever version each is stored in: its
+ * conversion is switched off first, since with no replica serving the webhook kube-apiserver could not
+ * list objects stored in another version to delete them (namespace and CRD deletion both hang on it).
+ */
+async function deleteSchedulesCrd(api: ApiClient): Promise<void> {
+  const res = await api.patch(`${CRD}/${SCHEDULES_CRD}`, { spec: { conversion: { strategy: 'None', webhook: null } } });
+  if (res.status !== 200 && res.status !== 404) throw new Error(`switching off ${SCHEDULES_CRD}'s conversion: ${res.status} ${res.text.slice(0, 300)}`);
+  await deleteAndWait(api, `${CRD}/${SCHEDULES_CRD}`);
+}
+
 async function deleteAndWait(api: ApiClient, path: string): Promise<void> {
   const res = await api.delete(path);
   if (res.status === 404) return;
@@ -56,20 +69,28 @@ export function realUpgradeCluster(options: RealUpgradeClusterOptions): UpgradeC
     const admin = clientFromKubeconfig(adminText);
     const dir = mkdtempSync(join(tmpdir(), 'bks-real-upgrade-'));
     try {
-      // A clean slate: the namespace, the CRD with every schedule of earlier runs, and later releases' objects.
+      // A clean slate: the CRD with every schedule of earlier runs, the namespace, later releases' objects.
+      await deleteSchedulesCrd(api);
       await deleteAndWait(api, `/api/v1/namespaces/${namespace}`);
-      await deleteAndWait(api, `${CRD}/${SCHEDULES_CRD}`);
       for (const path of LATER_OBJECTS) await deleteAndWait(api, path);
+      // Nothing else may write what the upgrade counts (apiserver_request_total is cluster-wide): the
+      // namespaces of earlier runs, and the garbage collector behind them, must be done first.
+      await waitFor('no namespace terminating', async () => {
+        const namespaces = must(await api.get<{ items: { metadata: { name: string }; status?: { phase?: string } }[] }>('/api/v1/namespaces'), 200);
+        return namespaces.items.every((n) => n.status?.phase !== 'Terminating');
+      }, 300_000, 1_000);
       await applyRelease(admin, previous.map(routedToThisMachine));
       await waitFor('the previous release\'s CRD to be served', async () => (await api.get('/apis/kubelings.dev/v1alpha1/backupschedules?limit=1')).status === 200, 60_000, 200);
       const controllerKubeconfig = await writeControllerKubeconfig(api, adminText, dir);
       const adminKubeconfig = join(dir, 'admin.kubeconfig');
       writeFileSync(adminKubeconfig, adminText);
+      const timeZones = hasBehaviour(parseServerVersion(must(await api.get('/version'), 200)), 'cronjob-time-zone');
       const writeCounts = async (): Promise<Map<string, number>> => new Map([...(await requestCounts(api, COUNTED))].filter(([key]) => isWriteKey(key)));
       return {
         admin,
         adminKubeconfig,
         controllerKubeconfig,
+        timeZones,
         apply: (docs) => applyRelease(admin, docs.map(routedToThisMachine)),
         async routeWebhookTo(replica: ControllerProcess) {
           const port = Number(new URL(`https://${await replica.webhookAddress()}`).port);
@@ -99,7 +120,11 @@ export function realUpgradeCluster(options: RealUpgradeClusterOptions): UpgradeC
         },
         notStoredInV1: async () => (options.etcdUrl === undefined ? undefined : storedVersions(options.etcdUrl).then((versions) => versions.filter((v) => v !== 'kubelings.dev/v1').length)),
         async stop() {
-          await api.delete(`/api/v1/namespaces/${namespace}`);
+          // The replicas are gone: the schedules go with the CRD, so the namespace's deletion needs no webhook.
+          // A failure here is reported, not thrown, so it never hides the scenario's own error.
+          await deleteSchedulesCrd(api).then(() => deleteAndWait(api, `/api/v1/namespaces/${namespace}`)).catch((err: unknown) => {
+            process.stderr.write(`upgrade cluster clean-up: ${(err as Error).message}\n`);
+          });
           admin.close();
           api.close();
           rmSync(dir, { recursive: true, force: true });

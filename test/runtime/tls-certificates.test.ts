@@ -44,6 +44,23 @@ describe('tls-certificates', () => {
     await expect(make()).rejects.toThrow(message);
   });
 
+  // Go's x509 (kube-apiserver calling the webhook) refuses a certificate with a PrintableString holding
+  // a character outside that set ('@' in the CA's name): found on a real kube-apiserver, not by OpenSSL.
+  it("encodes every name so Go's x509 parses it: UTF8String, or PrintableString within its character set", () => {
+    const names = (pem: string): { tag: number; value: string }[] => {
+      const tbs = (forge.asn1.fromDer(forge.pki.pemToDer(pem).getBytes()).value as forge.asn1.Asn1[])[0]!.value as forge.asn1.Asn1[];
+      // TBSCertificate: [0] version, serial, signature algorithm, issuer, validity, subject, …
+      return [tbs[3]!, tbs[5]!].flatMap((rdns) => (rdns.value as forge.asn1.Asn1[]).flatMap((set) => (set.value as forge.asn1.Asn1[]).map((pair) => {
+        const value = (pair.value as forge.asn1.Asn1[])[1]!;
+        return { tag: value.type, value: String(value.value) };
+      })));
+    };
+    const all = [...names(ca.certPem), ...names(serving.certPem)];
+    expect(all.map((n) => n.value)).toEqual(['hook-ca@1', 'hook-ca@1', 'hook-ca@1', 'hook']);
+    const unparsable = all.filter((n) => !(n.tag === forge.asn1.Type.UTF8 || (n.tag === forge.asn1.Type.PRINTABLESTRING && /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(n.value))));
+    expect(unparsable).toEqual([]);
+  });
+
   it('names the problem of a certificate that is not one, or a key of another certificate', () => {
     expect(() => readCertificate('junk', 'tls.crt')).toThrow(CertificateError);
     expect(() => readCertificate('junk', 'tls.crt')).toThrow(/^tls\.crt: not a PEM certificate/);
