@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { ControllerProcess, kustomizationDocuments, waitFor } from './harness.ts';
 import { api, listAll, readyOf, scheduleManifest } from './scenarios.ts';
-import { childContent, PREVIOUS_BACKUP_IMAGE, readyzOk, reconciles, releaseDocuments, replicaFlags, testServerUpgradeCluster, type SpanWrites, type UpgradeCluster, type UpgradeClusterFactory } from './upgrade.ts';
+import { childContent, onUpgradeCluster, PREVIOUS_BACKUP_IMAGE, readyzOk, reconciles, releaseDocuments, type SpanWrites, type UpgradeCluster, type UpgradeClusterFactory } from './upgrade.ts';
 
 const RELEASE = fileURLToPath(new URL('../fixtures/release-0.2.0/', import.meta.url));
 const BUNDLE_0_2_0 = `${RELEASE}controller/controller.mjs`;
@@ -88,16 +88,8 @@ async function objectStoreProblems(cluster: UpgradeCluster): Promise<string[]> {
 export async function runUpgradeFrom020(options: Upgrade020Options): Promise<Upgrade020Result> {
   const log = options.log ?? (() => {});
   const n = options.schedules;
-  const cluster = await (options.cluster ?? ((previous) => testServerUpgradeCluster(previous)))(release020(), NAMESPACE);
-  const replicas: ControllerProcess[] = [];
-  const start = (file: string, docs: readonly KubeObject[], id: string): ControllerProcess => {
-    const p = ControllerProcess.start(file, replicaFlags(cluster, docs, id));
-    replicas.push(p);
-    return p;
-  };
-  try {
+  return onUpgradeCluster(options.cluster, release020(), NAMESPACE, async (cluster, start) => {
     const k = api(cluster.admin);
-    await k.createNamespace(NAMESPACE);
     const old = start(BUNDLE_0_2_0, release020(), 'old-a');
     await cluster.routeWebhookTo(old);
     await waitFor('the 0.2.0 replica to be ready', () => readyzOk(old), 120_000, 200);
@@ -134,8 +126,5 @@ export async function runUpgradeFrom020(options: Upgrade020Options): Promise<Upg
     const notReady = schedules.filter((s) => readyOf(s as never)?.status !== 'True' || (s as Schedule).status?.['observedGeneration'] !== s.metadata.generation).map((s) => s.metadata.name ?? '');
     if (schedules.length !== n) notReady.push(`${schedules.length} schedules listed, ${n} created`);
     return { schedules: n, before, pinned, after, pinnedWrites, defaultWrites, notReady, objectStore: await objectStoreProblems(cluster) };
-  } finally {
-    await Promise.all(replicas.map((r) => r.stop()));
-    await cluster.stop();
-  }
+  });
 }

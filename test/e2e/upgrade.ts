@@ -235,24 +235,39 @@ export const childContent = (c: KubeObject): string => {
   return JSON.stringify({ metadata, spec: (c as KubeObject & { spec?: unknown }).spec });
 };
 
+/** Starts a replica of `bundle` as the release whose documents are `docs` run it, named `id`. */
+export type StartReplica = (bundle: string, docs: readonly KubeObject[], id: string) => ControllerProcess;
+
+/**
+ * Runs `scenario` on a cluster from `factory` (a fresh test API server by default) with `previous` applied
+ * and `namespace` created; stops every replica it started and the cluster afterwards.
+ */
+export async function onUpgradeCluster<T>(factory: UpgradeClusterFactory | undefined, previous: readonly KubeObject[], namespace: string, scenario: (cluster: UpgradeCluster, start: StartReplica) => Promise<T>): Promise<T> {
+  const cluster = await (factory ?? ((docs) => testServerUpgradeCluster(docs)))(previous, namespace);
+  const replicas: ControllerProcess[] = [];
+  try {
+    await api(cluster.admin).createNamespace(namespace);
+    return await scenario(cluster, (bundle, docs, id) => {
+      const p = ControllerProcess.start(bundle, replicaFlags(cluster, docs, id));
+      replicas.push(p);
+      return p;
+    });
+  } finally {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await cluster.stop();
+  }
+}
+
 /** Runs the upgrade on a fresh cluster; see the module doc. Stops everything it started. */
 export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   const log = options.log ?? (() => {});
   const n = options.schedules;
-  const cluster = await (options.cluster ?? ((previous) => testServerUpgradeCluster(previous)))(previousReleaseDocuments(), NAMESPACE);
-  const replicas: ControllerProcess[] = [];
-  const start = (bundle: string, docs: readonly KubeObject[], id: string): ControllerProcess => {
-    const p = ControllerProcess.start(bundle, replicaFlags(cluster, docs, id));
-    replicas.push(p);
-    return p;
-  };
-  try {
+  return onUpgradeCluster(options.cluster, previousReleaseDocuments(), NAMESPACE, async (cluster, start) => {
     const k = api(cluster.admin);
-    await k.createNamespace(NAMESPACE);
     // 1. The previous release, converged.
     const t0 = Date.now();
-    start(PREVIOUS_BUNDLE, previousReleaseDocuments(), 'old-a');
-    start(PREVIOUS_BUNDLE, previousReleaseDocuments(), 'old-b');
+    const oldA = start(PREVIOUS_BUNDLE, previousReleaseDocuments(), 'old-a');
+    const oldB = start(PREVIOUS_BUNDLE, previousReleaseDocuments(), 'old-b');
     const names = Array.from({ length: n }, (_, i) => `s-${String(i).padStart(5, '0')}`);
     await inParallel(names.map((name, i) => [name, i] as const), 32, async ([name, i]) => {
       await k.schedulesV1alpha1.create(scheduleManifestV1alpha1(NAMESPACE, name, legacySpec(i, cluster.timeZones)) as never);
@@ -279,10 +294,10 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     await waitFor('the first new replica to be ready', () => readyzOk(newA), 120_000, 200);
     log('first new replica ready (webhook serving, caches synced)');
     await sleep(options.sideBySideMs ?? 2_000);
-    await replicas[0]!.stop();
+    await oldA.stop();
     const newB = start(options.bundle, next, 'new-b');
     await waitFor('the second new replica to be ready', () => readyzOk(newB), 120_000, 200);
-    await replicas[1]!.stop();
+    await oldB.stop();
     log('old replicas stopped');
 
     // 4. A new replica leads and has looked at every schedule; then nothing more is written.
@@ -313,10 +328,7 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
       migration,
       afterwards,
     };
-  } finally {
-    await Promise.all(replicas.map((r) => r.stop()));
-    await cluster.stop();
-  }
+  });
 }
 
 export async function readyzOk(process: ControllerProcess): Promise<boolean> {
@@ -326,7 +338,7 @@ export async function readyzOk(process: ControllerProcess): Promise<boolean> {
 }
 
 /** Waits until the controller has written nothing (Lease renewals aside) for `ms`. */
-export async function quiet(cluster: Cluster, ms: number): Promise<void> {
+async function quiet(cluster: Cluster, ms: number): Promise<void> {
   await waitFor(`${ms} ms without controller writes`, () => {
     const last = cluster.server.requestLog.entries().filter((e) => e.user === CONTROLLER_USER && !['get', 'list', 'watch'].includes(e.verb) && e.resource !== 'leases').at(-1);
     return last === undefined || Date.now() - Date.parse(last.time) >= ms;
