@@ -73,7 +73,7 @@ function git(args: readonly string[]): string {
   try {
     return execFileSync('git', ['-C', ROOT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch (err) {
-    throw new Error(`git ${args.join(' ')} failed in ${ROOT} (not a git checkout? give --revision and --source-date-epoch): ${(err as Error).message}`, { cause: err });
+    throw new Error(`git ${args.join(' ')} failed in ${ROOT} (not a git checkout? give --revision and --source-date-epoch or SOURCE_DATE_EPOCH; to docker build: --build-arg REVISION=… --build-arg SOURCE_DATE_EPOCH=…): ${(err as Error).message}`, { cause: err });
   }
 }
 
