@@ -9,7 +9,7 @@
  * hierarchy is not one runc can manage (resources are measured by the benchmarks instead).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { IContainer } from 'kubernetes-models/v1/Container';
@@ -25,12 +25,14 @@ function runcRoot(): string {
   return dir;
 }
 
-/** What the test supplies that the cluster would: volume contents, Secret values, extra env. */
+/** What the test supplies that the cluster would: claims, Secrets, extra env. */
 export interface PodEnvironment {
-  /** Host folders for the Pod's persistentVolumeClaim, secret and projected volumes, by volume name. */
+  /** Host folders standing for PersistentVolumeClaims, by claim name. */
+  readonly claims?: Readonly<Record<string, string>>;
+  /** Secrets by name, each a map of key to value: for secret volumes and env `secretKeyRef`s. */
+  readonly secrets?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Host folders for other volumes (the ServiceAccount's projected one), by volume name. */
   readonly volumes?: Readonly<Record<string, string>>;
-  /** Secret values by `<secret>/<key>`, for env `secretKeyRef`s. */
-  readonly secrets?: Readonly<Record<string, string>>;
   /** Env kubelet adds (`KUBERNETES_SERVICE_HOST`, …). */
   readonly env?: Readonly<Record<string, string>>;
   /** Replaces the container's args (e.g. ephemeral listen ports). @default the spec's */
@@ -55,8 +57,26 @@ function quantityBytes(q: string): number {
   return Number(m[1]) * unit;
 }
 
-/** The runtime spec for `container` of `pod`: umoci's spec of the image, changed as kubelet would. */
-export function runtimeSpec(image: SharedImage, pod: IPodSpec, container: IContainer, environment: PodEnvironment): RuntimeSpec {
+/**
+ * A secret volume as kubelet writes it into `dir`: the Secret's keys (or the volume's `items`) as files
+ * of `defaultMode` (0644 unless set), group `fsGroup` so a 0440 key is readable by the Pod's user.
+ */
+function writeSecretVolume(dir: string, volume: NonNullable<NonNullable<IPodSpec['volumes']>[number]['secret']>, data: Readonly<Record<string, string>> | undefined, fsGroup: number | undefined): void {
+  if (data === undefined) throw new Error(`container: no Secret ${volume.secretName} given`);
+  mkdirSync(dir, { mode: 0o755 });
+  const items: { key: string; path: string; mode?: number }[] = volume.items ?? Object.keys(data).map((key) => ({ key, path: key }));
+  for (const item of items) {
+    const value = data[item.key];
+    if (value === undefined) throw new Error(`container: Secret ${volume.secretName} has no key ${item.key}`);
+    const file = join(dir, item.path);
+    writeFileSync(file, value);
+    chmodSync(file, item.mode ?? volume.defaultMode ?? 0o644);
+    chownSync(file, 0, fsGroup ?? 0);
+  }
+}
+
+/** The runtime spec for `container` of `pod`: umoci's spec of the image, changed as kubelet would; secret volumes go under `scratch`. */
+export function runtimeSpec(image: SharedImage, pod: IPodSpec, container: IContainer, environment: PodEnvironment, scratch: string): RuntimeSpec {
   const spec = JSON.parse(readFileSync(join(image.bundle, 'config.json'), 'utf8')) as RuntimeSpec;
   const entrypoint = environment.command ?? container.command ?? spec.process.args;
   const podSecurity = pod.securityContext ?? {};
@@ -64,8 +84,8 @@ export function runtimeSpec(image: SharedImage, pod: IPodSpec, container: IConta
   const env = [...spec.process.env.filter((e) => !e.startsWith('TERM='))];
   for (const e of container.env ?? []) {
     const ref = e.valueFrom?.secretKeyRef;
-    const value = ref ? environment.secrets?.[`${ref.name}/${ref.key}`] : e.value;
-    if (value === undefined && ref?.optional !== true && ref !== undefined) throw new Error(`container: no value for secret ${ref.name}/${ref.key} (env ${e.name})`);
+    const value = ref ? environment.secrets?.[ref.name ?? '']?.[ref.key] : e.value;
+    if (value === undefined && ref !== undefined && ref.optional !== true) throw new Error(`container: no value for secret ${ref.name}/${ref.key} (env ${e.name})`);
     if (value !== undefined) env.push(`${e.name}=${value}`);
   }
   for (const [name, value] of Object.entries(environment.env ?? {})) env.push(`${name}=${value}`);
@@ -89,7 +109,12 @@ export function runtimeSpec(image: SharedImage, pod: IPodSpec, container: IConta
       spec.mounts.push({ destination: mount.mountPath, type: 'tmpfs', source: 'tmpfs', options: ['nosuid', 'nodev', 'mode=1777', ...size] });
       continue;
     }
-    const host = environment.volumes?.[mount.name];
+    let host: string | undefined;
+    if (volume.persistentVolumeClaim) host = environment.claims?.[volume.persistentVolumeClaim.claimName];
+    else if (volume.secret) {
+      host = join(scratch, `secret-${volume.name}`);
+      writeSecretVolume(host, volume.secret, environment.secrets?.[volume.secret.secretName ?? ''], podSecurity.fsGroup);
+    } else host = environment.volumes?.[mount.name];
     if (host === undefined) throw new Error(`container: no host folder for volume ${mount.name}`);
     spec.mounts.push({ destination: mount.mountPath, type: 'bind', source: host, options: ['rbind', mount.readOnly === true ? 'ro' : 'rw'] });
   }
@@ -128,7 +153,8 @@ export class Container {
   static start(image: SharedImage, pod: IPodSpec, container: IContainer, environment: PodEnvironment = {}): Container {
     const id = `bks-${process.pid}-${++started}`;
     const bundle = mkdtempSync(join(process.env['BKS_TEST_TMP'] ?? '/tmp', 'bks-container-'));
-    writeFileSync(join(bundle, 'config.json'), JSON.stringify(runtimeSpec(image, pod, container, environment)));
+    chmodSync(bundle, 0o755);
+    writeFileSync(join(bundle, 'config.json'), JSON.stringify(runtimeSpec(image, pod, container, environment, bundle)));
     const child = spawn('runc', ['--root', runcRoot(), 'run', '--bundle', bundle, id], { stdio: ['ignore', 'pipe', 'pipe'] });
     return new Container(id, bundle, child);
   }
