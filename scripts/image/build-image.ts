@@ -104,6 +104,13 @@ async function pinnedNode(pin: LockedNode): Promise<{ binary: string; license: s
   return { binary, license: join(dirname(packageJson), NODE_BINARY_PACKAGE.license) };
 }
 
+/** The values of settled promises, or the first failure. */
+function settled<T extends readonly PromiseSettledResult<unknown>[]>(results: T): { [K in keyof T]: T[K] extends PromiseSettledResult<infer V> ? V : never } {
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
+}
+
 /** Gathers the image's files: bundles, fetches and checks the pinned inputs, unpacks the packages. */
 export async function imageContents(inputs: BuildInputs = {}): Promise<ImageContents> {
   const stamp = buildStamp(inputs);
@@ -111,11 +118,14 @@ export async function imageContents(inputs: BuildInputs = {}): Promise<ImageCont
   const debs = pinnedPackages(lock, DEBIAN_PACKAGES);
   const bundleDir = mkdtempSync(join(tmpdir(), 'bks-image-bundle-'));
   try {
-    const [debFiles, node, bundle] = await Promise.all([
-      fetchDebs(debs, { cacheDir: join(inputs.cacheDir ?? DEFAULT_CACHE_DIR, 'debs') }),
-      pinnedNode(lock.node),
-      bundleController({ outfile: join(bundleDir, 'controller.mjs'), metafile: true }),
-    ]);
+    // Settled together: the bundle must not go on writing into a folder a failed fetch removed.
+    const [debFiles, node, bundle] = settled(
+      await Promise.allSettled([
+        fetchDebs(debs, { cacheDir: join(inputs.cacheDir ?? DEFAULT_CACHE_DIR, 'debs') }),
+        pinnedNode(lock.node),
+        bundleController({ outfile: join(bundleDir, 'controller.mjs'), metafile: true }),
+      ] as const),
+    );
     const unpacked = await Promise.all(debs.map(async (deb, i) => ({ name: deb.name, contents: await debContents(debFiles[i]!) })));
     return {
       layers: [
