@@ -94,7 +94,9 @@ async function pinnedNode(pin: LockedNode): Promise<{ binary: string; license: s
   try {
     packageJson = createRequire(join(ROOT, 'node_modules', 'node', 'package.json')).resolve(`${NODE_BINARY_PACKAGE.name}/package.json`);
   } catch (err) {
-    throw new PinnedInputError(label, 'not installed: the `node` devDependency installs it (`npm ci`, or `npm rebuild node` after `npm ci --ignore-scripts`)', { cause: err });
+    // The `node` package's install script fetches it with `npm install --no-save`: package-lock.json does
+    // not list it, so a later `npm install` of anything prunes it.
+    throw new PinnedInputError(label, 'not installed: the `node` devDependency installs it; run `npm rebuild node` (an `npm install` prunes it, and `npm ci --ignore-scripts` skips it)', { cause: err });
   }
   const installed = (JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }).version;
   if (pin.package !== NODE_BINARY_PACKAGE.name || installed !== pin.version) throw new PinnedInputError(label, `the lock pins it, but ${NODE_BINARY_PACKAGE.name} ${installed} is installed: run \`npm run image:lock\` after changing the node devDependency`);

@@ -57,7 +57,7 @@ export function sortEntries(entries: readonly LayerEntry[]): LayerEntry[] {
 }
 
 /** The tar's bytes, entry by entry (file contents streamed from disk when they live there). */
-async function* tarStream(entries: readonly LayerEntry[], mtime: number): AsyncGenerator<Buffer> {
+export async function* tarStream(entries: readonly LayerEntry[], mtime: number): AsyncGenerator<Buffer> {
   for (const entry of sortEntries(entries)) {
     const size = entry.type === 'file' ? sizeOf(entry.data) : 0;
     const name = entry.type === 'directory' ? `${entry.path}/` : entry.path;

@@ -41,6 +41,10 @@ export interface SharedImage {
   readonly bundle: string;
   /** Compressed and uncompressed size of the layers. */
   readonly sizes: { readonly compressed: number; readonly uncompressed: number };
+  /** esbuild's metafile of the image's bundle (for the SBOM), as a file. */
+  readonly metafile: string;
+  /** The time stamp of every file (the commit's time). */
+  readonly sourceDateEpoch: number;
 }
 
 const DEADLINE_MS = 15 * 60_000;
@@ -49,6 +53,8 @@ async function buildAndUnpack(dir: string): Promise<SharedImage> {
   const layout = join(dir, 'layout');
   const image = await buildImage({ output: layout });
   const bundle = join(dir, 'bundle');
+  const metafile = join(dir, 'metafile.json');
+  writeFileSync(metafile, JSON.stringify(image.contents.metafile));
   await run('umoci', ['unpack', '--image', `${layout}:${OPERATOR_VERSION}`, bundle], { timeout: 300_000 });
   return {
     layout,
@@ -56,6 +62,8 @@ async function buildAndUnpack(dir: string): Promise<SharedImage> {
     manifestDigest: image.manifest.digest,
     bundle,
     sizes: { compressed: image.layers.reduce((s, l) => s + l.size, 0), uncompressed: image.layers.reduce((s, l) => s + l.uncompressedSize, 0) },
+    metafile,
+    sourceDateEpoch: image.contents.sourceDateEpoch,
   };
 }
 
