@@ -6,29 +6,16 @@
  * BackupSchedule of dist/examples/ into its child CronJob, serves /readyz, /metrics and the conversion
  * webhook, and stops cleanly on SIGTERM.
  */
-import { chmodSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IContainer } from 'kubernetes-models/v1/Container';
-import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../src/kube/object.ts';
 import { childName } from '../../src/pure/index.ts';
 import { OPERATOR_VERSION } from '../../src/pure/image.ts';
-import { ControllerProcess, CONTROLLER_SA, deploymentArgs, distDocuments, startCluster, waitFor, type Cluster } from '../e2e/harness.ts';
+import { ControllerProcess, startCluster, waitFor, type Cluster } from '../e2e/harness.ts';
 import { api } from '../e2e/scenarios.ts';
-import { Container, removeContainers, runToEnd } from './container.ts';
+import { Container, removeContainers, runToEnd, type PodEnvironment } from './container.ts';
+import { controllerEnvironment, deploymentPod } from './controller-pod.ts';
 import { sharedImage, type SharedImage } from './shared-image.ts';
-
-/** The Pod template of dist/'s controller Deployment, with the ServiceAccount volume the admission plugin adds. */
-function deploymentPod(): { pod: IPodSpec; container: IContainer } {
-  type Deployment = KubeObject & { spec: { template: { spec: IPodSpec } } };
-  const pod = structuredClone(distDocuments().find((d): d is Deployment => d.kind === 'Deployment')!.spec.template.spec);
-  pod.volumes = [...(pod.volumes ?? []), { name: 'kube-api-access', projected: { sources: [] } }];
-  const container = pod.containers[0]!;
-  container.volumeMounts = [...(container.volumeMounts ?? []), { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }];
-  return { pod, container };
-}
 
 /** The first line of the node script's output, parsed. */
 const json = (stdout: string): Record<string, unknown> => JSON.parse(stdout.trim().split('\n')[0] ?? '{}') as Record<string, unknown>;
@@ -43,21 +30,13 @@ async function whileRunning<T>(running: Container, promise: Promise<T>): Promise
 
 let image: SharedImage;
 let cluster: Cluster;
-let saDir: string;
+let environment: PodEnvironment;
 let controller: ControllerProcess | undefined;
 let container: Container | undefined;
 
 beforeAll(async () => {
   [image, cluster] = await Promise.all([sharedImage(), startCluster({ examples: true })]);
-  // What kubelet projects into the Pod: the token, the API server's CA, the namespace.
-  saDir = mkdtempSync(join(cluster.dir, 'serviceaccount-'));
-  chmodSync(saDir, 0o755);
-  const kubeconfig = parse(cluster.server.kubeconfig()) as { clusters: { cluster: { 'certificate-authority-data': string } }[] };
-  writeFileSync(join(saDir, 'ca.crt'), Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data'], 'base64'));
-  writeFileSync(join(saDir, 'token'), await cluster.server.serviceAccountToken(CONTROLLER_SA.namespace, CONTROLLER_SA.name));
-  writeFileSync(join(saDir, 'namespace'), CONTROLLER_SA.namespace);
-  // A projected volume's defaultMode: readable by the Pod's user.
-  for (const file of readdirSync(saDir)) chmodSync(join(saDir, file), 0o644);
+  environment = await controllerEnvironment(cluster);
 }, 15 * 60_000);
 
 afterAll(async () => {
@@ -69,7 +48,7 @@ afterAll(async () => {
 describe('the image as a container', () => {
   it('prints its release with --version', async () => {
     const { pod, container: spec } = deploymentPod();
-    const result = await runToEnd(image, pod, spec, { args: ['--version'], volumes: { 'kube-api-access': saDir } });
+    const result = await runToEnd(image, pod, spec, { ...environment, args: ['--version'] });
     expect(result).toMatchObject({ code: 0, stdout: `backupschedule-operator ${OPERATOR_VERSION}\n` });
   });
 
@@ -82,7 +61,7 @@ describe('the image as a container', () => {
       let write; try { fs.writeFileSync('/app/probe', 'x'); write = 'written'; } catch (e) { write = e.code; }
       let tmp; try { fs.writeFileSync('/tmp/probe', 'x'); tmp = 'written'; } catch (e) { tmp = e.code; }
       console.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), capEff: cap('CapEff'), capBnd: cap('CapBnd'), capPrm: cap('CapPrm'), noNewPrivs: cap('NoNewPrivs'), write, tmp }));`;
-    const result = await runToEnd(image, pod, spec, { command: ['/nodejs/bin/node', '-e', script], args: [], volumes: { 'kube-api-access': saDir } });
+    const result = await runToEnd(image, pod, spec, { ...environment, command: ['/nodejs/bin/node', '-e', script], args: [] });
     expect(result.code).toBe(0);
     expect(json(result.stdout)).toEqual({ uid: 65532, gid: 65532, capEff: '0000000000000000', capBnd: '0000000000000000', capPrm: '0000000000000000', noNewPrivs: '1', write: 'EROFS', tmp: 'written' });
     const rootfs = join(image.bundle, 'rootfs');
@@ -92,13 +71,7 @@ describe('the image as a container', () => {
 
   it('reconciles the example of dist/examples/ into its CronJob and serves /readyz, /metrics and the conversion webhook', async () => {
     const { pod, container: spec } = deploymentPod();
-    const url = new URL(cluster.server.httpsUrl);
-    const args = [...deploymentArgs(), '--metrics-bind-address=127.0.0.1:0', '--health-probe-bind-address=127.0.0.1:0', '--log-level=debug'];
-    container = Container.start(image, pod, spec, {
-      args,
-      volumes: { 'kube-api-access': saDir },
-      env: { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port },
-    });
+    container = Container.start(image, pod, spec, environment);
     controller = ControllerProcess.attach(container.child);
     const k = api(cluster.admin);
     const child = await whileRunning(container, k.waitForCronJob('kubelings', childName({ metadata: { name: 'nightly-etcd' } } as never), () => true, 60_000));
