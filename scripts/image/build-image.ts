@@ -131,7 +131,7 @@ export async function imageContents(inputs: BuildInputs = {}): Promise<ImageCont
     const unpacked = await Promise.all(debs.map(async (deb, i) => ({ name: deb.name, contents: await debContents(debFiles[i]!) })));
     return {
       layers: [
-        { createdBy: `Debian ${lock.debian.release}: ${debs.map((d) => `${d.name} ${d.version}`).join(', ')}; passwd, group, CA bundle (scripts/image)`, entries: baseLayer(unpacked) },
+        { createdBy: `${lock.debian.release}: ${debs.map((d) => `${d.name} ${d.version}`).join(', ')}; passwd, group, CA bundle (scripts/image)`, entries: baseLayer(unpacked) },
         { createdBy: `Node.js ${lock.node.version} (npm ${lock.node.package})`, entries: nodeLayer(node.binary, node.license) },
         { createdBy: 'the controller bundle (scripts/bundle.ts)', entries: appLayer(bundleDir) },
       ],

@@ -51,7 +51,7 @@ const packages = DEBIAN_PACKAGES.map(candidate);
 const nodePackageJson = createRequire(join(ROOT, 'node_modules', 'node', 'package.json')).resolve(`${NODE_BINARY_PACKAGE.name}/package.json`);
 const { version } = (await import(nodePackageJson, { with: { type: 'json' } })).default as { version: string };
 const lock: ImageLock = {
-  debian: { release: `${DEBIAN_RELEASE.id} ${DEBIAN_RELEASE.versionId} (${DEBIAN_RELEASE.codename})`, packages },
+  debian: { release: `Debian ${DEBIAN_RELEASE.versionId} (${DEBIAN_RELEASE.codename})`, packages },
   node: { package: NODE_BINARY_PACKAGE.name, version, sha256: await sha256File(join(dirname(nodePackageJson), NODE_BINARY_PACKAGE.binary)) },
 };
 parseImageLock(JSON.parse(formatImageLock(lock)));
