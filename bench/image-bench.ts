@@ -53,7 +53,7 @@ try {
 
   const bundleDir = join(work, 'unpacked');
   await run('umoci', ['unpack', '--image', `${image.dir}:${OPERATOR_VERSION}`, bundleDir]);
-  const shared: SharedImage = { layout: image.dir, tag: OPERATOR_VERSION, manifestDigest: image.manifest.digest, bundle: bundleDir, sizes: { compressed: 0, uncompressed: 0 }, metafile: '', sourceDateEpoch: image.contents.sourceDateEpoch };
+  const shared: SharedImage = { layout: image.dir, tag: OPERATOR_VERSION, manifestDigest: image.manifest.digest, bundle: bundleDir, metafile: '', sourceDateEpoch: image.contents.sourceDateEpoch };
   const cluster = await startCluster({ examples: true });
   const bundle = await buildBundle();
   const environment = await controllerEnvironment(cluster);

@@ -106,13 +106,6 @@ async function pinnedNode(pin: LockedNode): Promise<{ binary: string; license: s
   return { binary, license: join(dirname(packageJson), NODE_BINARY_PACKAGE.license) };
 }
 
-/** The values of settled promises, or the first failure. */
-function settled<T extends readonly PromiseSettledResult<unknown>[]>(results: T): { [K in keyof T]: T[K] extends PromiseSettledResult<infer V> ? V : never } {
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as never;
-}
-
 /** Gathers the image's files: bundles, fetches and checks the pinned inputs, unpacks the packages. */
 export async function imageContents(inputs: BuildInputs = {}): Promise<ImageContents> {
   const stamp = buildStamp(inputs);
@@ -120,14 +113,10 @@ export async function imageContents(inputs: BuildInputs = {}): Promise<ImageCont
   const debs = pinnedPackages(lock, DEBIAN_PACKAGES);
   const bundleDir = mkdtempSync(join(tmpdir(), 'bks-image-bundle-'));
   try {
-    // Settled together: the bundle must not go on writing into a folder a failed fetch removed.
-    const [debFiles, node, bundle] = settled(
-      await Promise.allSettled([
-        fetchDebs(debs, { cacheDir: join(inputs.cacheDir ?? DEFAULT_CACHE_DIR, 'debs') }),
-        pinnedNode(lock.node),
-        bundleController({ outfile: join(bundleDir, 'controller.mjs'), metafile: true }),
-      ] as const),
-    );
+    // Pinned inputs first: a bad pin fails in a second, before the bundle is made.
+    const debFiles = await fetchDebs(debs, { cacheDir: join(inputs.cacheDir ?? DEFAULT_CACHE_DIR, 'debs') });
+    const node = await pinnedNode(lock.node);
+    const bundle = await bundleController({ outfile: join(bundleDir, 'controller.mjs'), metafile: true });
     const unpacked = await Promise.all(debs.map(async (deb, i) => ({ name: deb.name, contents: await debContents(debFiles[i]!) })));
     return {
       layers: [
@@ -235,6 +224,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     ...(values.lock === undefined ? {} : { lockFile: resolve(values.lock) }),
     ...(values['cache-dir'] === undefined ? {} : { cacheDir: resolve(values['cache-dir']) }),
   };
+  if (values['source-date-epoch'] !== undefined && !/^\d+$/.test(values['source-date-epoch'])) {
+    process.stderr.write(`error: --source-date-epoch: expected whole seconds since 1970, got ${JSON.stringify(values['source-date-epoch'])}\n`);
+    process.exit(2);
+  }
   if ((values.output === undefined) === (values.rootfs === undefined)) {
     process.stderr.write('usage: npm run image -- --output <dir> | --rootfs <dir> [--revision <sha>] [--source-date-epoch <s>] [--lock <file>] [--cache-dir <dir>]\n');
     process.exit(2);

@@ -4,8 +4,7 @@
  * reader (src/backup/tar-reader.ts) parses; `dpkg-deb --field` prints its control paragraph. No
  * maintainer script runs: what they would do that the image needs (the CA bundle) the build does itself.
  */
-import { spawn } from 'node:child_process';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { TarReader } from '../../src/backup/tar-reader.ts';
 import type { LayerEntry } from './tar-layer.ts';

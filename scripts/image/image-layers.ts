@@ -11,7 +11,7 @@
  * 3. app: the bundle (controller.mjs and chunks/), owned by root and read-only to the user running it.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { APP_DIR, CA_BUNDLE, IMAGE_UID, NODE_PATH } from './image-spec.ts';
 import type { DebContents } from './deb-contents.ts';
 import type { LayerEntry } from './tar-layer.ts';
@@ -109,10 +109,10 @@ export function baseLayer(debs: readonly UnpackedDeb[]): LayerEntry[] {
 
 /** The node layer: the binary (0755) and its LICENSE, which lists the licenses of what it bundles. */
 export function nodeLayer(binary: string, license: string): LayerEntry[] {
-  const nodeDir = rel(NODE_PATH).split('/')[0] ?? 'nodejs';
   const tree = new Tree();
   tree.add({ path: rel(NODE_PATH), type: 'file', mode: 0o755, uid: 0, gid: 0, data: { file: binary, size: statSync(binary).size } }, 'the node package');
-  tree.add({ path: `${nodeDir}/LICENSE`, type: 'file', mode: 0o644, uid: 0, gid: 0, data: { file: license, size: statSync(license).size } }, 'the node package');
+  // /nodejs/LICENSE, beside bin/ as in Node's release archives.
+  tree.add({ path: join(dirname(dirname(rel(NODE_PATH))), 'LICENSE'), type: 'file', mode: 0o644, uid: 0, gid: 0, data: { file: license, size: statSync(license).size } }, 'the node package');
   return tree.entries();
 }
 

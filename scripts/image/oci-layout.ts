@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { IMAGE_ENTRYPOINT, IMAGE_ENV, IMAGE_PLATFORM, IMAGE_PORTS, IMAGE_USER, IMAGE_WORKDIR } from './image-spec.ts';
 import type { WrittenLayer } from './tar-layer.ts';
 
+/** The media types of the layout's documents and layers (gzip-compressed tars). */
 export const MEDIA_TYPES = {
   index: 'application/vnd.oci.image.index.v1+json',
   manifest: 'application/vnd.oci.image.manifest.v1+json',

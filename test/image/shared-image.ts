@@ -39,8 +39,6 @@ export interface SharedImage {
   readonly manifestDigest: string;
   /** umoci's runtime bundle: `config.json` (the image config as a runtime spec) and `rootfs/`. */
   readonly bundle: string;
-  /** Compressed and uncompressed size of the layers. */
-  readonly sizes: { readonly compressed: number; readonly uncompressed: number };
   /** esbuild's metafile of the image's bundle (for the SBOM), as a file. */
   readonly metafile: string;
   /** The time stamp of every file (the commit's time). */
@@ -61,7 +59,6 @@ async function buildAndUnpack(dir: string): Promise<SharedImage> {
     tag: OPERATOR_VERSION,
     manifestDigest: image.manifest.digest,
     bundle,
-    sizes: { compressed: image.layers.reduce((s, l) => s + l.size, 0), uncompressed: image.layers.reduce((s, l) => s + l.uncompressedSize, 0) },
     metafile,
     sourceDateEpoch: image.contents.sourceDateEpoch,
   };
