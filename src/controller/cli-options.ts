@@ -73,6 +73,7 @@ export interface ControllerOptions {
 export type Command =
   | { readonly kind: 'run'; readonly options: ControllerOptions }
   | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
   | { readonly kind: 'backup' }
   | { readonly kind: 'migrate-storage' };
 
@@ -130,6 +131,7 @@ Flags:
                                       --conversion-webhook-secret-name (default: unset)
   --sync-period <duration>            reconcile every BackupSchedule again this often, ±10 %, e.g. 10h,
                                       30m, 1h30m; 0 turns it off (default: 10h)
+  --version                           print the release and exit
   --help                              print this help
 `;
 
@@ -208,7 +210,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   let parsed;
   try {
     parsed = parseArgs({
-      args: goBooleans(argv, ['leader-elect', 'help']),
+      args: goBooleans(argv, ['leader-elect', 'help', 'version']),
       allowPositionals: true,
       allowNegative: true,
       strict: true,
@@ -234,6 +236,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
         'conversion-webhook-cert-dir': { type: 'string' },
         'sync-period': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
     });
   } catch (err) {
@@ -241,6 +244,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])} (known subcommands: backup, migrate-storage)`);
 
   const logLevel = values['log-level'] ?? 'info';

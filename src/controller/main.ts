@@ -47,6 +47,10 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command.kind === 'version') {
+    process.stdout.write(`backupschedule-operator ${(await import('../pure/image.ts')).OPERATOR_VERSION}\n`);
+    return 0;
+  }
   if (command.kind === 'backup' || command.kind === 'migrate-storage') throw new Error(`unreachable: "${command.kind}" is dispatched before the controller loads`);
   const { options } = command;
   if (options.logFormat === 'text' && process.env['BKS_BUNDLED'] === '1') {

@@ -88,6 +88,8 @@ describe('parseCommandLine', () => {
   it.each([
     [['--help'], { kind: 'help' }],
     [['-h'], { kind: 'help' }],
+    [['--version'], { kind: 'version' }],
+    [['--leader-elect', '--version'], { kind: 'version' }],
     [['backup', '--source=etcd'], { kind: 'backup' }],
     [['migrate-storage', '--force'], { kind: 'migrate-storage' }],
   ])('recognises %j', (argv, command) => {

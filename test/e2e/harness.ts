@@ -353,6 +353,11 @@ export class ControllerProcess {
     return new ControllerProcess(child);
   }
 
+  /** Follows the log of a controller started some other way (in a container: test/image/container.ts). */
+  static attach(child: ChildProcess): ControllerProcess {
+    return new ControllerProcess(child);
+  }
+
   /** Every log line so far. */
   get lines(): readonly string[] {
     return this.#lines;
