@@ -35,8 +35,9 @@ export interface OperatorRbacProps {
 
 /**
  * The rules of the controller's ClusterRole: exactly the calls it makes (docs/design.md, "RBAC"). BackupSchedules
- * are only listed and watched (the informer cache answers every read, so no `get`); status is written
- * with PUT (`update`, carrying resourceVersion). CronJobs are listed and watched by label (only the
+ * are listed and watched (the informer cache answers reads); `get` reads one whole when the cache holds
+ * only a stub of it (over its byte budget: src/runtime/cache-policy.ts), which reads nothing `list` does
+ * not already; status is written with PUT (`update`, carrying resourceVersion). CronJobs are listed and watched by label (only the
  * operator's children), created, and written with JSON merge patches (`patch`, carrying resourceVersion:
  * the cache keeps only what reconcile reads, so a PUT of it would delete other writers' metadata);
  * `get` reads the one CronJob a create found existing but uncached (a child whose labels were removed,
@@ -46,19 +47,21 @@ export interface OperatorRbacProps {
  * core/v1 Events. A ClusterRole even when namespaces are restricted: simpler, one object.
  */
 export const CLUSTER_RULES: readonly IPolicyRule[] = [
-  { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['list', 'watch'] },
+  { apiGroups: [API_GROUP], resources: [PLURAL], verbs: ['get', 'list', 'watch'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/status`], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: [`${PLURAL}/finalizers`], verbs: ['update'] },
-  // Restores (docs/restore.md) as BackupSchedules: listed and watched, status written with PUT,
-  // finalizers for the restore Job's blockOwnerDeletion.
-  { apiGroups: [API_GROUP], resources: [RESTORE_PLURAL], verbs: ['list', 'watch'] },
+  // Restores (docs/restore.md) as BackupSchedules: listed and watched (get for a stub), status written
+  // with PUT, finalizers for the restore Job's blockOwnerDeletion.
+  { apiGroups: [API_GROUP], resources: [RESTORE_PLURAL], verbs: ['get', 'list', 'watch'] },
   { apiGroups: [API_GROUP], resources: [`${RESTORE_PLURAL}/status`], verbs: ['update'] },
   { apiGroups: [API_GROUP], resources: [`${RESTORE_PLURAL}/finalizers`], verbs: ['update'] },
   { apiGroups: ['batch'], resources: ['cronjobs'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
-  // The backup Jobs, for how the runs went (status.recentRuns, LastBackupSucceeded): read from the
-  // informer's cache only, so no get; and no Pods (docs/backup-outcomes.md says why). `create`: each
-  // Restore's one Job (never updated nor deleted: the garbage collector follows its ownerReference).
-  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['list', 'watch', 'create'] },
+  // The backup Jobs, for how the runs went (status.recentRuns, LastBackupSucceeded), read from the
+  // informer's cache; and no Pods (docs/backup-outcomes.md says why). `create`: each Restore's one Job
+  // (never updated nor deleted: the garbage collector follows its ownerReference); `get`: that Job when
+  // the Restore's status names it and the cache does not hold it, to tell a lagging cache from a
+  // deleted Job (a Restore runs at most once).
+  { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create'] },
   // A finished restore Job's Pod, for the runner's termination message (status.backup): one LIST per
   // finished Restore, by the Job's uid, a few Pods at most. Never watch: that would stream every Pod
   // spec of the watched namespaces (docs/restore.md, "Reading the runner's report").

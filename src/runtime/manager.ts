@@ -13,6 +13,7 @@ import { ResourceClient, type ResourceType } from '../kube/resource-client.ts';
 import { realClock, type Clock } from './clock.ts';
 import { cachesSyncedCheck, leaderElectionCheck, leaseReachableCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from './health.ts';
 import type { BindAddress, RunningServer } from './http-server.ts';
+import { budgetedTransform, checkCachePolicy, type CachePolicy } from './cache-policy.ts';
 import { Informer } from './informer.ts';
 import type { PageGrowth } from './list-watch-source.ts';
 import { LeaderElector } from './leader-elector.ts';
@@ -46,8 +47,11 @@ export interface InformerSpec<T extends KubeObject> {
   readonly namespace?: string;
   /** @default none */
   readonly labelSelector?: string;
-  /** Cache transform (drop what no reader needs); every requester of a shared informer must pass the same function. */
-  readonly transform?: (obj: T) => T;
+  /**
+   * What the cache keeps of each object (src/runtime/cache-policy.ts): required, so no informer caches
+   * objects whole; every requester of a shared informer must pass the same policy object.
+   */
+  readonly cache: CachePolicy<T>;
   /** @default the manager's `syncPeriodMs` */
   readonly resyncPeriodMs?: number;
 }
@@ -105,7 +109,7 @@ export class Manager {
   /** Resolves with an exit code when the process should exit (caches never synced, election failed). */
   readonly failed: Promise<number>;
   readonly #options: ManagerOptions;
-  readonly #informers = new Map<string, { informer: Informer<KubeObject>; transform: unknown; resyncPeriodMs: number | undefined }>();
+  readonly #informers = new Map<string, { informer: Informer<KubeObject>; spec: InformerSpec<KubeObject>; resyncPeriodMs: number }>();
   readonly #controllers: ManagedController[] = [];
   readonly #readyChecks: HealthCheck[] = [];
   readonly #servers: RunningServer[] = [];
@@ -160,27 +164,30 @@ export class Manager {
     if (this.#started) throw new Error('manager: informers must be requested before start()');
     const { group, version, plural } = spec.resource;
     const key = `${group}/${version}/${plural}|${spec.namespace ?? ''}|${spec.labelSelector ?? ''}`;
+    const name = `${plural}${group ? `.${group}` : ''}${spec.namespace ? `@${spec.namespace}` : ''}`;
+    checkCachePolicy(spec.cache as CachePolicy<T> | undefined, name);
     const resyncPeriodMs = spec.resyncPeriodMs ?? this.#options.syncPeriodMs;
     const existing = this.#informers.get(key);
     if (existing) {
-      if (existing.transform !== spec.transform) throw new Error(`manager: informer ${key} is shared and was requested with another transform`);
+      // The cache holds only what its policy keeps: a second requester must read what it asked for.
+      if (existing.spec.cache !== (spec.cache as unknown)) throw new Error(`manager: informer ${key} is shared and was requested with another cache policy`);
       // One informer has one resync period: a second requester must not silently get the first one's.
       if (existing.resyncPeriodMs !== resyncPeriodMs) throw new Error(`manager: informer ${key} is shared and was requested with another resync period (${resyncPeriodMs} ms, not ${existing.resyncPeriodMs} ms)`);
       return existing.informer as unknown as Informer<T>;
     }
     const informer = new Informer<T>({
-      name: `${plural}${group ? `.${group}` : ''}${spec.namespace ? `@${spec.namespace}` : ''}`,
+      name,
       source: new ResourceClient<T>(this.client, spec.resource),
       ...(spec.namespace ? { namespace: spec.namespace } : {}),
       ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
-      ...(spec.transform ? { transform: spec.transform } : {}),
+      transform: budgetedTransform(spec.cache),
       pageSize: this.#options.pageSize,
       ...(this.#options.pageGrowth ? { pageGrowth: this.#options.pageGrowth } : {}),
       resyncPeriodMs,
       clock: this.clock,
       logger: this.logger,
     });
-    this.#informers.set(key, { informer: informer as unknown as Informer<KubeObject>, transform: spec.transform, resyncPeriodMs });
+    this.#informers.set(key, { informer: informer as unknown as Informer<KubeObject>, spec: spec as unknown as InformerSpec<KubeObject>, resyncPeriodMs });
     return informer;
   }
 
@@ -223,6 +230,11 @@ export class Manager {
   /** Every informer built so far. */
   get informers(): Informer<KubeObject>[] {
     return [...this.#informers.values()].map((i) => i.informer);
+  }
+
+  /** Every informer built so far with the spec it was built from (what it lists, watches and keeps). */
+  get informerSpecs(): { readonly informer: Informer<KubeObject>; readonly spec: InformerSpec<KubeObject> }[] {
+    return [...this.#informers.values()].map(({ informer, spec }) => ({ informer, spec }));
   }
 
   /**

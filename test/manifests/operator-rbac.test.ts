@@ -15,14 +15,14 @@ describe('OperatorRbac', () => {
   it('grants exactly the verbs the controller uses (docs/design.md, "RBAC")', () => {
     const rules = byKind('ClusterRole')['rules'].map((r: any) => `${r.apiGroups[0]}/${r.resources[0]}: ${r.verbs.join(',')}`);
     expect(rules).toEqual([
-      'kubelings.dev/backupschedules: list,watch',
+      'kubelings.dev/backupschedules: get,list,watch',
       'kubelings.dev/backupschedules/status: update',
       'kubelings.dev/backupschedules/finalizers: update',
-      'kubelings.dev/restores: list,watch',
+      'kubelings.dev/restores: get,list,watch',
       'kubelings.dev/restores/status: update',
       'kubelings.dev/restores/finalizers: update',
       'batch/cronjobs: get,list,watch,create,patch',
-      'batch/jobs: list,watch,create',
+      'batch/jobs: get,list,watch,create',
       '/pods: list',
       '/events: create,patch',
     ]);

@@ -1,16 +1,17 @@
 /**
  * The Restore controller as the manager (src/runtime/manager.ts) runs it: informers of Restores, of
- * their Jobs (label `kubelings.dev/restore`) and of BackupSchedules (the same shared informer the
- * BackupSchedule controller reads, for the destination a Restore names), the event handlers that map a
- * change to the Restore keys to reconcile, and the reconciler on a controller loop.
+ * Jobs (the one the BackupSchedule controller reads: restore Jobs carry the same label) and of
+ * BackupSchedules (the same shared informer, for the destination a Restore names), the event handlers
+ * that map a change to the Restore keys to reconcile, and the reconciler on a controller loop.
  */
 import { objectKey, type KubeObject } from '../../kube/object.ts';
 import { ResourceClient } from '../../kube/resource-client.ts';
-import { LABEL_RESTORE } from '../../pure/restore-job.ts';
+import { isCacheStub, type CachePolicy } from '../../runtime/cache-policy.ts';
 import type { JobView } from '../../pure/restore-status.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { ManagedController, Manager } from '../../runtime/manager.ts';
-import { stripSchedule } from '../backupschedule/event-mapping.ts';
+import { jobInformerSpec } from '../backupschedule/controller.ts';
+import { SCHEDULE_CACHE, stripCustomResource } from '../backupschedule/event-mapping.ts';
 import type { ControllerOptions } from '../cli-options.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import { BACKUP_SCHEDULES, JOBS, PODS, RESTORES, type BackupScheduleObject } from '../resources.ts';
@@ -19,8 +20,13 @@ import { RestoreReconciler, type RestoreObject } from './restore-reconciler.ts';
 /** The controller's name: metrics label, queue name, log field. */
 export const RESTORE_CONTROLLER_NAME = 'restore';
 
-/** The restore Jobs' informer selector: only Jobs the Restore controller made are cached. */
-export const RESTORE_JOB_SELECTOR = LABEL_RESTORE;
+/**
+ * What the Restore cache keeps ({@link stripCustomResource}: no labels, annotations, managedFields…),
+ * within 64 KiB an object: the largest spec the schema admits is ~7 KiB and the status the controller
+ * writes one condition (its message at most 32 KiB); a status someone else inflated is cached as a stub
+ * and read with a GET by each reconcile of its Restore.
+ */
+export const RESTORE_CACHE: CachePolicy<RestoreObject> = { transform: stripCustomResource, maxObjectBytes: 64 * 1024 };
 
 /**
  * Builds the Restore controller over `manager`'s shared informers and adds it; `events` (the operator's
@@ -29,18 +35,23 @@ export const RESTORE_JOB_SELECTOR = LABEL_RESTORE;
 export function addRestoreController(manager: Manager, options: Pick<ControllerOptions, 'namespaces' | 'syncPeriodMs' | 'concurrency' | 'backupImage' | 'allowedBackupImages' | 'allowedBackupEndpoints'>, events?: EventRecorder): ManagedController {
   const { client, clock, logger, metrics } = manager;
   const restoresApi = new ResourceClient<RestoreObject>(client, RESTORES);
+  const schedulesApi = new ResourceClient<BackupScheduleObject>(client, BACKUP_SCHEDULES);
   const jobsApi = new ResourceClient<KubeObject>(client, JOBS);
   // No informer: one LIST per finished Restore (runner-pod.ts), never a cache of Pods.
   const podsApi = new ResourceClient<KubeObject>(client, PODS);
-  const restores = manager.namespacedInformers<RestoreObject>(options.namespaces, { resource: RESTORES, resyncPeriodMs: options.syncPeriodMs });
-  const jobs = manager.namespacedInformers<KubeObject & JobView>(options.namespaces, { resource: JOBS, labelSelector: RESTORE_JOB_SELECTOR, resyncPeriodMs: 0 });
+  const restores = manager.namespacedInformers<RestoreObject>(options.namespaces, { resource: RESTORES, cache: RESTORE_CACHE, resyncPeriodMs: options.syncPeriodMs });
+  const jobs = manager.namespacedInformers<KubeObject>(options.namespaces, jobInformerSpec);
   // The BackupSchedule controller's informer, requested with the same spec so the manager shares it.
-  const schedules = manager.namespacedInformers<BackupScheduleObject>(options.namespaces, { resource: BACKUP_SCHEDULES, transform: stripSchedule, resyncPeriodMs: options.syncPeriodMs });
+  const schedules = manager.namespacedInformers<BackupScheduleObject>(options.namespaces, { resource: BACKUP_SCHEDULES, cache: SCHEDULE_CACHE, resyncPeriodMs: options.syncPeriodMs });
 
   const reconciler = new RestoreReconciler({
     restores,
     schedules,
-    jobs,
+    // The Job cache keeps what JobView reads (src/controller/backupschedule/job-cache.ts).
+    jobs: { get: (key) => jobs.get(key) as (KubeObject & JobView) | undefined },
+    getRestore: (ref) => restoresApi.get(ref),
+    getSchedule: (ref) => schedulesApi.get(ref),
+    getJob: (ref) => jobsApi.get(ref) as Promise<KubeObject & JobView>,
     createJob: (job) => jobsApi.create(job as KubeObject),
     updateStatus: (restore) => restoresApi.updateStatus(restore),
     listPods: (request) => podsApi.list(request),
@@ -70,11 +81,13 @@ export function addRestoreController(manager: Manager, options: Pick<ControllerO
     if (owner !== undefined) queue.add(objectKey({ namespace: job.metadata.namespace, name: owner.name }));
   };
   for (const informer of jobs.all) informer.addEventHandler({ onAdd: enqueueForJob, onUpdate: (_, job) => enqueueForJob(job), onDelete: enqueueForJob });
-  // A BackupSchedule appearing (or changing) concerns the Restores of its namespace still waiting for it.
+  // A BackupSchedule appearing (or changing) concerns the Restores of its namespace still waiting for
+  // it (a stub's spec is unknown: it is looked at too).
   const enqueueForSchedule = (schedule: KubeObject): void => {
     for (const informer of restores.all) {
       for (const restore of informer.store.list(schedule.metadata.namespace)) {
-        if (restore.spec?.from?.backupScheduleName === schedule.metadata.name && restore.status?.phase !== 'Succeeded' && restore.status?.phase !== 'Failed') queue.add(key(restore));
+        const waiting = isCacheStub(restore) || (restore.spec?.from?.backupScheduleName === schedule.metadata.name && restore.status?.phase !== 'Succeeded' && restore.status?.phase !== 'Failed');
+        if (waiting) queue.add(key(restore));
       }
     }
   };
