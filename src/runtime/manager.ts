@@ -54,6 +54,12 @@ export interface InformerSpec<T extends KubeObject> {
   readonly cache: CachePolicy<T>;
   /** @default the manager's `syncPeriodMs` */
   readonly resyncPeriodMs?: number;
+  /**
+   * Resolves when the informer may start (its resource is served: a CRD installed after the operator);
+   * the manager starts it then, and aborts `signal` at shutdown. Every requester of a shared informer
+   * must pass the same function. @default started with the manager
+   */
+  readonly startAfter?: (signal: AbortSignal) => Promise<void>;
 }
 
 /** Options for {@link Manager}. */
@@ -121,6 +127,8 @@ export class Manager {
   #shuttingDown = false;
   #electorDone: Promise<void> = Promise.resolve();
   readonly #electorStop = new AbortController();
+  /** Aborted when shutdown begins: informers still waiting to start never do. */
+  readonly #stopping = new AbortController();
 
   constructor(options: ManagerOptions) {
     this.#options = options;
@@ -173,6 +181,7 @@ export class Manager {
       if (existing.spec.cache !== (spec.cache as unknown)) throw new Error(`manager: informer ${key} is shared and was requested with another cache policy`);
       // One informer has one resync period: a second requester must not silently get the first one's.
       if (existing.resyncPeriodMs !== resyncPeriodMs) throw new Error(`manager: informer ${key} is shared and was requested with another resync period (${resyncPeriodMs} ms, not ${existing.resyncPeriodMs} ms)`);
+      if (existing.spec.startAfter !== (spec.startAfter as unknown)) throw new Error(`manager: informer ${key} is shared and was requested with another start condition`);
       return existing.informer as unknown as Informer<T>;
     }
     const informer = new Informer<T>({
@@ -266,7 +275,19 @@ export class Manager {
       : undefined;
     if (healthServer) this.#servers.push(healthServer);
 
-    for (const informer of informers) informer.start();
+    for (const { informer, spec } of this.#informers.values()) {
+      if (!spec.startAfter) {
+        informer.start();
+        continue;
+      }
+      // Rejects only when shutdown aborts it; the informer then stays unstarted.
+      spec.startAfter(this.#stopping.signal).then(
+        () => {
+          if (!this.#shuttingDown) informer.start();
+        },
+        () => undefined,
+      );
+    }
     const elector = this.elector;
     if (elector) {
       // Losing the Lease (renewals failing through an API outage, or another holder) closes the write
@@ -320,6 +341,7 @@ export class Manager {
   async shutdown(deadlineMs: number): Promise<void> {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
+    this.#stopping.abort(new Error('manager shutting down'));
     this.logger.info({}, 'shutting down: stopping intake, finishing in-flight reconciles');
     const inTime = await Promise.all(this.#controllers.map((c) => c.stop(deadlineMs)));
     if (inTime.includes(false)) this.logger.warn({ deadlineSeconds: deadlineMs / 1000 }, 'reconciles still in flight at the shutdown deadline');

@@ -3,6 +3,11 @@
  * Jobs (the one the BackupSchedule controller reads: restore Jobs carry the same label) and of
  * BackupSchedules (the same shared informer, for the destination a Restore names), the event handlers
  * that map a change to the Restore keys to reconcile, and the reconciler on a controller loop.
+ *
+ * The Restore CRD may be missing (applied after the Deployment, or left out): the controller then
+ * waits for the API server to serve `restores.kubelings.dev/v1` (src/runtime/served-resource.ts) before
+ * its Restore informers start and its workers run, `/readyz` says so in its `restore-controller`
+ * check, and the BackupSchedule controller runs meanwhile.
  */
 import { objectKey, type KubeObject } from '../../kube/object.ts';
 import { ResourceClient } from '../../kube/resource-client.ts';
@@ -10,6 +15,7 @@ import { isCacheStub, type CachePolicy } from '../../runtime/cache-policy.ts';
 import type { JobView } from '../../pure/restore-status.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { ManagedController, Manager } from '../../runtime/manager.ts';
+import { ServedResource } from '../../runtime/served-resource.ts';
 import { jobInformerSpec } from '../backupschedule/controller.ts';
 import { SCHEDULE_CACHE, stripCustomResource } from '../backupschedule/event-mapping.ts';
 import type { ControllerOptions } from '../cli-options.ts';
@@ -19,6 +25,9 @@ import { RestoreReconciler, type RestoreObject } from './restore-reconciler.ts';
 
 /** The controller's name: metrics label, queue name, log field. */
 export const RESTORE_CONTROLLER_NAME = 'restore';
+
+/** The `/readyz` check that says whether the Restore controller can run (its CRD served). */
+export const RESTORE_READY_CHECK = 'restore-controller';
 
 /**
  * What the Restore cache keeps ({@link stripCustomResource}: no labels, annotations, managedFields…),
@@ -39,7 +48,19 @@ export function addRestoreController(manager: Manager, options: Pick<ControllerO
   const jobsApi = new ResourceClient<KubeObject>(client, JOBS);
   // No informer: one LIST per finished Restore (runner-pod.ts), never a cache of Pods.
   const podsApi = new ResourceClient<KubeObject>(client, PODS);
-  const restores = manager.namespacedInformers<RestoreObject>(options.namespaces, { resource: RESTORES, cache: RESTORE_CACHE, resyncPeriodMs: options.syncPeriodMs });
+  const served = new ServedResource({
+    client,
+    resource: RESTORES,
+    hint: 'the Restore controller waits for it (apply the Restore CRD: dist/02-customresourcedefinition-restores.kubelings.dev.yaml); BackupSchedules are reconciled meanwhile',
+    clock,
+    logger,
+  });
+  manager.addReadyCheck({ name: RESTORE_READY_CHECK, check: () => {
+    const problem = served.problem();
+    return problem === undefined ? { ok: true } : { ok: false, reason: `${problem}; BackupSchedules are reconciled meanwhile` };
+  } });
+  const startAfter = (signal: AbortSignal): Promise<void> => served.served(signal);
+  const restores = manager.namespacedInformers<RestoreObject>(options.namespaces, { resource: RESTORES, cache: RESTORE_CACHE, resyncPeriodMs: options.syncPeriodMs, startAfter });
   const jobs = manager.namespacedInformers<KubeObject>(options.namespaces, jobInformerSpec);
   // The BackupSchedule controller's informer, requested with the same spec so the manager shares it.
   const schedules = manager.namespacedInformers<BackupScheduleObject>(options.namespaces, { resource: BACKUP_SCHEDULES, cache: SCHEDULE_CACHE, resyncPeriodMs: options.syncPeriodMs });
@@ -93,15 +114,27 @@ export function addRestoreController(manager: Manager, options: Pick<ControllerO
   };
   for (const informer of schedules.all) informer.addEventHandler({ onAdd: enqueueForSchedule, onUpdate: (_, s) => enqueueForSchedule(s), onDelete: () => undefined });
 
+  const stopped = new AbortController();
   const managed: ManagedController = {
     name: RESTORE_CONTROLLER_NAME,
-    start: () => controller.start(),
+    start: async () => {
+      // Its caches cannot sync before the CRD is served: waiting here keeps the sync timeout from ending the process.
+      try {
+        await served.served(stopped.signal);
+      } catch {
+        return; // stopped while waiting
+      }
+      await controller.start();
+    },
     pause: () => controller.pause(),
     resume: () => {
       for (const informer of restores.all) for (const k of informer.store.keys()) queue.add(k);
       controller.resume();
     },
-    stop: (deadlineMs) => controller.stop(deadlineMs),
+    stop: (deadlineMs) => {
+      stopped.abort(new Error('restore controller stopped'));
+      return controller.stop(deadlineMs);
+    },
   };
   manager.add(managed);
   return managed;

@@ -71,6 +71,7 @@ describe('Manager', () => {
     expect(a.name).toBe('configmaps@default');
     expect(() => m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', cache: { ...KEEP } })).toThrow(/shared and was requested with another cache policy/);
     expect(() => m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', cache: KEEP, resyncPeriodMs: 60_000 })).toThrow(/shared and was requested with another resync period/);
+    expect(() => m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', cache: KEEP, startAfter: async () => undefined })).toThrow(/shared and was requested with another start condition/);
   });
 
   it('builds no informer without a cache policy, or with a budget that bounds nothing', () => {
@@ -93,6 +94,24 @@ describe('Manager', () => {
     expect(large).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'large', namespace: 'default', uid: expect.any(String), resourceVersion: expect.any(String), creationTimestamp: expect.any(String) } });
     expect(isCacheStub(large!)).toBe(true);
     expect(isCacheStub(informer.store.get('default/small')!)).toBe(false);
+  });
+
+  it('starts an informer with a start condition only once it is met, and never after shutdown began', async () => {
+    const m = newManager();
+    let allow: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (allow = resolve));
+    const gated = m.informer<KubeObject>({ resource: CONFIG_MAPS, namespace: 'default', cache: KEEP, startAfter: () => gate });
+    const never = m.informer<KubeObject>({ resource: SECRETS, namespace: 'default', cache: KEEP, startAfter: (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) });
+    await m.start();
+    const lists = (resource: string): number => server.requestLog.entries().filter((e) => e.resource === resource && e.verb === 'list').length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lists('configmaps')).toBe(0);
+    allow();
+    await waitFor('the gated informer to sync', () => gated.hasSynced());
+    await m.shutdown(1_000);
+    manager = undefined;
+    expect(never.hasSynced()).toBe(false);
+    expect(lists('secrets')).toBe(0);
   });
 
   it('lists and watches a shared informer once, feeds both controllers\' handlers, starts and stops every controller', async () => {
