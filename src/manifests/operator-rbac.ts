@@ -27,6 +27,14 @@ export interface OperatorRbacProps {
    */
   readonly webhookSecretName?: string;
   /**
+   * Namespaces the controller watches (`--namespace`); empty = all. When set, the ClusterRole's rules
+   * are granted in those namespaces only (a RoleBinding of it in each), so the ServiceAccount's token
+   * may not list Pods nor create Jobs anywhere else; the CRD caBundle rule, cluster-scoped, gets a
+   * ClusterRole of its own. The namespaces must exist before these objects are applied.
+   * @default [] (a ClusterRoleBinding: every namespace)
+   */
+  readonly watchedNamespaces?: readonly string[];
+  /**
    * Labels on every object.
    * @default {}
    */
@@ -83,8 +91,9 @@ export function webhookSecretRules(secretName: string): IPolicyRule[] {
 }
 
 /**
- * ServiceAccount, ClusterRole + ClusterRoleBinding, a namespaced Role + RoleBinding for the Lease, and
- * with `webhookSecretName` a Role + RoleBinding for the certificate Secret.
+ * ServiceAccount, ClusterRole + ClusterRoleBinding (or, with `watchedNamespaces`, a RoleBinding of the
+ * ClusterRole in each, and the CRD rule in a ClusterRole of its own), a namespaced Role + RoleBinding
+ * for the Lease, and with `webhookSecretName` a Role + RoleBinding for the certificate Secret.
  */
 export class OperatorRbac extends Construct {
   /** The controller's ServiceAccount. */
@@ -102,19 +111,39 @@ export class OperatorRbac extends Construct {
       metadata: { name, namespace, labels, annotations },
       automountServiceAccountToken: true,
     });
-    kubeObject<IClusterRole>(this, 'ClusterRole', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name, labels, annotations },
-      rules: props.webhookSecretName ? [...CLUSTER_RULES, CRD_CA_BUNDLE_RULE] : [...CLUSTER_RULES],
-    });
-    kubeObject<IClusterRoleBinding>(this, 'ClusterRoleBinding', {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name, labels, annotations },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects: [subject],
-    });
+    const clusterRole = (id: string, roleName: string, rules: IPolicyRule[]): void => {
+      kubeObject<IClusterRole>(this, id, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: roleName, labels, annotations }, rules });
+    };
+    const clusterRoleBinding = (id: string, roleName: string): void => {
+      kubeObject<IClusterRoleBinding>(this, id, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: roleName, labels, annotations },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName },
+        subjects: [subject],
+      });
+    };
+    const watched = props.watchedNamespaces ?? [];
+    if (watched.length === 0) {
+      clusterRole('ClusterRole', name, props.webhookSecretName ? [...CLUSTER_RULES, CRD_CA_BUNDLE_RULE] : [...CLUSTER_RULES]);
+      clusterRoleBinding('ClusterRoleBinding', name);
+    } else {
+      // A RoleBinding to a ClusterRole grants its rules in the binding's namespace only.
+      clusterRole('ClusterRole', name, [...CLUSTER_RULES]);
+      for (const watchedNamespace of watched) {
+        kubeObject<IRoleBinding>(this, `RoleBinding-${watchedNamespace}`, {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name, namespace: watchedNamespace, labels, annotations },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+          subjects: [subject],
+        });
+      }
+      if (props.webhookSecretName) {
+        clusterRole('CrdClusterRole', `${name}-crd-ca-bundle`, [CRD_CA_BUNDLE_RULE]);
+        clusterRoleBinding('CrdClusterRoleBinding', `${name}-crd-ca-bundle`);
+      }
+    }
     // A namespaced Role and its binding to the ServiceAccount, for rules limited to one object by name.
     const namespacedRole = (idPrefix: string, roleName: string, rules: IPolicyRule[]): void => {
       kubeObject<IRole>(this, `${idPrefix}Role`, {

@@ -67,3 +67,25 @@ describe('OperatorRbac: the conversion webhook certificate rights', () => {
     expect(resourcesOf(synthRbac('op-webhook-tls'))).toEqual(expect.arrayContaining(['secrets', 'customresourcedefinitions']));
   });
 });
+
+describe('OperatorRbac with watched namespaces', () => {
+  const chart = Testing.chart();
+  new OperatorRbac(chart, 'Rbac', { name: 'op', namespace: 'op-system', leaseName: 'op-leader', webhookSecretName: 'op-tls', watchedNamespaces: ['team-a', 'team-b'] });
+  const objects = Testing.synth(chart) as Record<string, any>[];
+  const named = (kind: string) => objects.filter((o) => o['kind'] === kind).map((o) => `${o['metadata'].namespace ?? ''}/${o['metadata'].name}`);
+
+  it('grants the controller\'s rules in each watched namespace only: RoleBindings of the ClusterRole, no ClusterRoleBinding of it', () => {
+    expect(named('RoleBinding')).toEqual(['team-a/op', 'team-b/op', 'op-system/op-leader-election', 'op-system/op-webhook-certificate']);
+    for (const binding of objects.filter((o) => o['kind'] === 'RoleBinding' && o['metadata'].name === 'op')) {
+      expect(binding['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op' });
+    }
+    expect(objects.find((o) => o['kind'] === 'ClusterRole' && o['metadata'].name === 'op')?.['rules']).not.toContainEqual(expect.objectContaining({ resources: ['customresourcedefinitions'] }));
+  });
+
+  it('keeps the one cluster-scoped rule, the CRD caBundle, in a ClusterRole of its own bound cluster-wide', () => {
+    expect(named('ClusterRoleBinding')).toEqual(['/op-crd-ca-bundle']);
+    expect(objects.find((o) => o['kind'] === 'ClusterRole' && o['metadata'].name === 'op-crd-ca-bundle')?.['rules']).toEqual([
+      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['backupschedules.kubelings.dev'], verbs: ['get', 'patch'] },
+    ]);
+  });
+});
