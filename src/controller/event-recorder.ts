@@ -91,6 +91,8 @@ interface Pending {
 }
 
 const MAX_NAME = 253;
+/** Longest Event message written (kube-apiserver accepts more; `kubectl describe` shows one line of it). */
+const MAX_MESSAGE = 1024;
 
 /** An {@link EventRecorder} writing core/v1 Events through the API. */
 export class KubeEventRecorder implements EventRecorder {
@@ -129,7 +131,9 @@ export class KubeEventRecorder implements EventRecorder {
     this.#pace = new BucketRateLimiter({ qps: options.eventsPerSecond ?? 5, burst: options.eventBurst ?? 50, clock: this.#clock });
   }
 
-  event(object: KubeObject, type: EventType, reason: string, message: string): void {
+  event(object: KubeObject, type: EventType, reason: string, full: string): void {
+    // Cut now, not when written: a full backlog then holds at most ~1 KB of message an Event.
+    const message = full.length > MAX_MESSAGE ? `${full.slice(0, MAX_MESSAGE - 3)}...` : full;
     const meta = object.metadata;
     const namespace = meta.namespace ?? '';
     const queue = this.#queues.get(namespace) ?? [];
@@ -273,7 +277,7 @@ export class KubeEventRecorder implements EventRecorder {
         resourceVersion: meta.resourceVersion,
       },
       reason,
-      message: message.length > 1024 ? `${message.slice(0, 1021)}...` : message,
+      message,
       type,
       source: { component: this.#component },
       firstTimestamp: now,

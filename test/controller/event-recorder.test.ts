@@ -85,6 +85,13 @@ describe('KubeEventRecorder', () => {
     expect(writer.created).toHaveLength(2);
   });
 
+  it('cuts a message to 1024 characters when it is recorded, so a full backlog holds little', async () => {
+    const { writer, recorder } = setup();
+    recorder.event(schedule, 'Warning', 'ChildRejected', 'x'.repeat(100_000));
+    await recorder.flush();
+    expect(writer.created[0]!['message']).toBe(`${'x'.repeat(1021)}...`);
+  });
+
   it('keeps Event names within 253 characters for the longest object names', async () => {
     const { writer, recorder } = setup();
     recorder.event({ ...schedule, metadata: { ...schedule.metadata, name: 'a'.repeat(253) } }, 'Normal', 'Created', 'x');
