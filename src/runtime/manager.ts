@@ -1,7 +1,8 @@
 /**
  * The process that hosts controllers (controller-runtime's `Manager`): one REST client whose writes pass
  * the leader's write gate, informers shared between the controllers (one per resource, namespace and
- * label selector, whoever asks first builds it), leader election, `/metrics`, `/healthz` and `/readyz`,
+ * label selector, whoever asks first builds it; each keeps what its cache policy allows,
+ * src/runtime/cache-policy.ts, and may wait for its resource to be served), leader election, `/metrics`, `/healthz` and `/readyz`,
  * and the ordered shutdown (stop intake, finish in-flight reconciles within a deadline, flush, release
  * the Lease, close watches and servers). It knows no resource of its own: controllers are added with
  * {@link Manager.add} and ask it for the informers they need.
