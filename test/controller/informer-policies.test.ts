@@ -63,8 +63,8 @@ const propertyOf = (schema: SchemaNode, name: string): SchemaNode => (schema as 
 
 /** The status the controller writes, as large as it gets: every field at its maximum but conditions, which are its own two of 4 KiB messages. */
 function largestOwnStatus(schema: SchemaNode): Record<string, unknown> {
-  const status = largest(propertyOf(schema, 'status'), 'status') as Record<string, unknown>;
-  const condition = (largest(propertyOf(schema, 'status'), 'status') as { conditions: Record<string, unknown>[] }).conditions[0]!;
+  const status = largest(propertyOf(schema, 'status'), 'status') as { conditions: Record<string, unknown>[] };
+  const condition = status.conditions[0]!;
   return { ...status, conditions: [{ ...condition, message: blob('m', 4 * KIB) }, { ...condition, message: blob('n', 4 * KIB) }] };
 }
 
@@ -163,7 +163,8 @@ describe.each([
     }
   });
 
-  it.each(specs.filter(({ spec }) => !spec.resource.group.includes('.') || spec.resource.group === 'batch').map(({ informer, spec }) => [informer.name, spec] as const))(
+  // Built-in groups have no dot (core '', batch, apps); custom resources' groups are domain names.
+  it.each(specs.filter(({ spec }) => !spec.resource.group.includes('.')).map(({ informer, spec }) => [informer.name, spec] as const))(
     '%s, of a built-in kind, lists and watches only what carries the operator\'s label',
     (_informer, spec) => {
       expect(spec.labelSelector).toBe('app.kubernetes.io/managed-by=backupschedule-operator');
