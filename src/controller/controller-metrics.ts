@@ -7,11 +7,11 @@ import type { EventDropReason } from './event-recorder.ts';
 
 const DROP_REASONS: readonly EventDropReason[] = ['budget', 'backlog'];
 
-/** `backupschedule_events_dropped_total{reason}`: Events not recorded (over the budget, or backlog full). */
+/** `backupschedule_events_dropped_total{reason}`: Events not recorded (their namespace's share full, or the whole backlog). */
 export function eventsDroppedCounter(registry: Registry): (why: EventDropReason) => void {
   const counter = new Counter({
     name: 'backupschedule_events_dropped_total',
-    help: 'Kubernetes Events the controller did not record: over its global budget, or its backlog was full.',
+    help: 'Kubernetes Events the controller did not record: budget, their namespace already had its share waiting; backlog, every namespace\'s together was full.',
     labelNames: ['reason'],
     registers: [registry],
   });

@@ -7,10 +7,16 @@
  * Like client-go's broadcaster, one Event is written at a time from a bounded backlog (dropping when
  * full), so memory stays bounded. Unlike it, Events are a low-priority lane: they yield to the
  * reconciles' own writes (while `deferWhile()` says the controller is busy, an Event waits, at most
- * `maxDeferMs`), and a global token bucket caps them (client-go's correlator caps them per object);
- * beyond the budget they are dropped and reported to `onDrop`. The API server's capacity is better
- * spent converging objects than describing it: measured on 1,000 new schedules, Events sent alongside
- * the reconciles' writes made convergence ~40 % slower.
+ * `maxDeferMs`), and a global token bucket paces them (client-go's correlator caps them per object).
+ * The API server's capacity is better spent converging objects than describing it: measured on 1,000
+ * new schedules, Events sent alongside the reconciles' writes made convergence ~40 % slower.
+ *
+ * The budget is shared fairly between namespaces, since one operator serves many tenants (issue 41):
+ * each namespace has its own queue of at most `namespaceBacklog` Events (more are dropped, reported to
+ * `onDrop` as `budget`), and the namespaces with Events waiting take turns, one Event each. When the
+ * whole backlog is full, the namespace with the most Events waiting loses its newest to make room for
+ * one from a namespace with fewer (`backlog`). So a tenant's flood fills only its own queue, and
+ * another tenant's Event waits for at most one Event of each other namespace with Events waiting.
  */
 import type { Clock } from '../runtime/clock.ts';
 import { realClock } from '../runtime/clock.ts';
@@ -22,7 +28,7 @@ import { formatTime } from '../pure/status.ts';
 /** Event types of core/v1 Events. */
 export type EventType = 'Normal' | 'Warning';
 
-/** Why an Event was not recorded: over the global budget, or the backlog was full. */
+/** Why an Event was not recorded: its namespace's share of the backlog was full, or the whole backlog was. */
 export type EventDropReason = 'budget' | 'backlog';
 
 /** Records Events about objects. */
@@ -48,19 +54,21 @@ export interface KubeEventRecorderOptions {
   readonly instance?: string;
   /** Distinct (object, type, reason, message) entries remembered for aggregation. @default 4096 */
   readonly cacheSize?: number;
-  /** Events waiting to be written; more are dropped (and reported to `onDrop`). @default 10_000 */
+  /** Events waiting to be written, all namespaces together; see the module doc for which are dropped. @default 10_000 */
   readonly maxBacklog?: number;
+  /** Events of one namespace waiting to be written; more are dropped (and reported to `onDrop`). @default 50 */
+  readonly namespaceBacklog?: number;
   /** While this returns true, Events wait (the controller has writes to make first). @default never busy */
   readonly deferWhile?: () => boolean;
   /** The longest an Event waits for `deferWhile` to turn false. @default 30_000 */
   readonly maxDeferMs?: number;
   /** How often a deferred Event checks `deferWhile` again, in ms. @default 50 */
   readonly deferPollMs?: number;
-  /** Events per second the budget refills with. @default 5 */
+  /** Events per second written at most, all namespaces together. @default 5 */
   readonly eventsPerSecond?: number;
-  /** Events that may go out back to back before the budget bites. @default 50 */
+  /** Events that may go out back to back before the pace bites. @default 50 */
   readonly eventBurst?: number;
-  /** Called when an Event is dropped: over the budget, or the backlog is full. @default ignore */
+  /** Called when an Event is dropped: its namespace's share, or the whole backlog, is full. @default ignore */
   readonly onDrop?: (event: { reason: string; message: string }, why: EventDropReason) => void;
   /** Called with every failed Event write. @default ignore */
   readonly onError?: (err: unknown, event: KubeObject) => void;
@@ -74,7 +82,17 @@ interface Recorded {
   count: number;
 }
 
+/** An Event waiting to be written: when it was recorded, and how to write it. */
+interface Pending {
+  readonly at: number;
+  readonly reason: string;
+  readonly message: string;
+  readonly send: () => Promise<void>;
+}
+
 const MAX_NAME = 253;
+/** Longest Event message written (kube-apiserver accepts more; `kubectl describe` shows one line of it). */
+const MAX_MESSAGE = 1024;
 
 /** An {@link EventRecorder} writing core/v1 Events through the API. */
 export class KubeEventRecorder implements EventRecorder {
@@ -85,13 +103,16 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #onError: (err: unknown, event: KubeObject) => void;
   readonly #clock: Clock;
   readonly #maxBacklog: number;
+  readonly #namespaceBacklog: number;
   readonly #onDrop: (event: { reason: string; message: string }, why: EventDropReason) => void;
-  readonly #budget: BucketRateLimiter<void>;
+  readonly #pace: BucketRateLimiter<void>;
   readonly #seen = new Map<string, Recorded>();
   readonly #deferWhile: () => boolean;
   readonly #maxDeferMs: number;
   readonly #deferPollMs: number;
-  readonly #backlog: { readonly at: number; readonly send: () => Promise<void> }[] = [];
+  /** Per namespace, its Events in order; the map's order is the namespaces' turn order. Never holds an empty queue. */
+  readonly #queues = new Map<string, Pending[]>();
+  #waiting = 0;
   #pump: Promise<void> | undefined;
 
   constructor(options: KubeEventRecorderOptions) {
@@ -102,29 +123,55 @@ export class KubeEventRecorder implements EventRecorder {
     this.#onError = options.onError ?? (() => {});
     this.#clock = options.clock ?? realClock;
     this.#maxBacklog = options.maxBacklog ?? 10_000;
+    this.#namespaceBacklog = options.namespaceBacklog ?? 50;
     this.#deferWhile = options.deferWhile ?? (() => false);
     this.#maxDeferMs = options.maxDeferMs ?? 30_000;
     this.#deferPollMs = options.deferPollMs ?? 50;
     this.#onDrop = options.onDrop ?? (() => {});
-    this.#budget = new BucketRateLimiter({ qps: options.eventsPerSecond ?? 5, burst: options.eventBurst ?? 50, clock: this.#clock });
+    this.#pace = new BucketRateLimiter({ qps: options.eventsPerSecond ?? 5, burst: options.eventBurst ?? 50, clock: this.#clock });
   }
 
-  event(object: KubeObject, type: EventType, reason: string, message: string): void {
-    if (this.#backlog.length >= this.#maxBacklog) {
-      this.#onDrop({ reason, message }, 'backlog');
-      return;
-    }
-    if (!this.#budget.allow()) {
+  event(object: KubeObject, type: EventType, reason: string, full: string): void {
+    // Cut now, not when written: a full backlog then holds at most ~1 KB of message an Event.
+    const message = full.length > MAX_MESSAGE ? `${full.slice(0, MAX_MESSAGE - 3)}...` : full;
+    const meta = object.metadata;
+    const namespace = meta.namespace ?? '';
+    const queue = this.#queues.get(namespace) ?? [];
+    if (queue.length >= this.#namespaceBacklog) {
       this.#onDrop({ reason, message }, 'budget');
       return;
     }
-    const meta = object.metadata;
+    if (this.#waiting >= this.#maxBacklog && !this.#dropFromLongest(queue.length)) {
+      this.#onDrop({ reason, message }, 'backlog');
+      return;
+    }
     const key = [meta.uid ?? `${meta.namespace}/${meta.name}`, type, reason, message].join('\u0000');
     // Snapshot what the Event needs now: the object may change before the write goes out.
-    const { name, namespace, uid, resourceVersion } = meta;
-    const involved: KubeObject = { apiVersion: object.apiVersion, kind: object.kind, metadata: { name, namespace, uid, resourceVersion } };
-    this.#backlog.push({ at: this.#clock.now(), send: () => this.#record(key, involved, type, reason, message) });
+    const { name, uid, resourceVersion } = meta;
+    const involved: KubeObject = { apiVersion: object.apiVersion, kind: object.kind, metadata: { name, namespace: meta.namespace, uid, resourceVersion } };
+    const at = this.#clock.now();
+    queue.push({ at, reason, message, send: () => this.#record(key, involved, type, reason, message, at) });
+    this.#queues.set(namespace, queue);
+    this.#waiting++;
     this.#kick();
+  }
+
+  /**
+   * Makes room in a full backlog for an Event of a namespace with `length` Events waiting: drops the
+   * newest Event of the namespace with the most waiting, when that is more. False when none has more.
+   */
+  #dropFromLongest(length: number): boolean {
+    let longest: Pending[] | undefined;
+    let longestNamespace = '';
+    for (const [namespace, queue] of this.#queues) {
+      if (queue.length > (longest?.length ?? length)) [longest, longestNamespace] = [queue, namespace];
+    }
+    const dropped = longest?.pop();
+    if (longest === undefined || dropped === undefined) return false;
+    if (longest.length === 0) this.#queues.delete(longestNamespace);
+    this.#waiting--;
+    this.#onDrop(dropped, 'backlog');
+    return true;
   }
 
   #kick(): void {
@@ -132,7 +179,7 @@ export class KubeEventRecorder implements EventRecorder {
     this.#pump = this.#drain().finally(() => {
       this.#pump = undefined;
       // An Event recorded between the drain's last check and here would otherwise wait for the next one.
-      if (this.#backlog.length > 0) this.#kick();
+      if (this.#waiting > 0) this.#kick();
     });
   }
 
@@ -143,19 +190,40 @@ export class KubeEventRecorder implements EventRecorder {
 
   /** Events recorded and not yet written. */
   get backlog(): number {
-    return this.#backlog.length;
+    return this.#waiting;
+  }
+
+  /** The oldest Event of the namespace whose turn it is, which goes to the end of the turns when it has more. */
+  #next(): Pending | undefined {
+    const [namespace, queue] = this.#queues.entries().next().value ?? [];
+    const next = queue?.shift();
+    if (namespace === undefined || next === undefined) return undefined;
+    this.#queues.delete(namespace);
+    if (queue!.length > 0) this.#queues.set(namespace, queue!);
+    this.#waiting--;
+    return next;
   }
 
   async #drain(): Promise<void> {
-    for (let next = this.#backlog[0]; next; next = this.#backlog[0]) {
-      while (this.#deferWhile() && this.#clock.now() - next.at < this.#maxDeferMs) await this.#clock.sleep(this.#deferPollMs);
-      this.#backlog.shift();
-      await next.send();
+    while (this.#waiting > 0) {
+      // Yield to the reconciles first, measured from the oldest Event waiting (the next turn's may be newer).
+      while (this.#deferWhile() && this.#clock.now() - this.#oldest() < this.#maxDeferMs) await this.#clock.sleep(this.#deferPollMs);
+      const wait = this.#pace.when();
+      if (wait > 0) await this.#clock.sleep(wait);
+      const next = this.#next();
+      if (next) await next.send();
     }
   }
 
-  async #record(key: string, object: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
-    const now = formatTime(this.#clock.now());
+  /** When the oldest Event waiting was recorded. */
+  #oldest(): number {
+    let oldest = Infinity;
+    for (const queue of this.#queues.values()) oldest = Math.min(oldest, queue[0]?.at ?? Infinity);
+    return oldest;
+  }
+
+  async #record(key: string, object: KubeObject, type: EventType, reason: string, message: string, at: number): Promise<void> {
+    const now = formatTime(at);
     const seen = this.#seen.get(key);
     if (seen) {
       const count = seen.count + 1;
@@ -172,7 +240,7 @@ export class KubeEventRecorder implements EventRecorder {
         this.#seen.delete(key);
       }
     }
-    const event = this.#build(object, type, reason, message, now);
+    const event = this.#build(object, type, reason, message, now, at);
     try {
       await this.#writer.create(event);
       this.#remember(key, { namespace: event.metadata.namespace ?? '', name: event.metadata.name ?? '', count: 1 });
@@ -190,10 +258,10 @@ export class KubeEventRecorder implements EventRecorder {
     }
   }
 
-  #build(object: KubeObject, type: EventType, reason: string, message: string, now: string): KubeObject & { metadata: { name: string; namespace: string } } {
+  #build(object: KubeObject, type: EventType, reason: string, message: string, now: string, at: number): KubeObject & { metadata: { name: string; namespace: string } } {
     const meta = object.metadata;
     // client-go names Events `<object>.<unix nanos in hex>`; keep it within the 253-character limit.
-    const suffix = `.${(BigInt(this.#clock.now()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
+    const suffix = `.${(BigInt(at) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6))).toString(16)}`;
     const name = `${(meta.name ?? 'object').slice(0, MAX_NAME - suffix.length)}${suffix}`;
     const namespace = meta.namespace ?? 'default';
     return {
@@ -209,7 +277,7 @@ export class KubeEventRecorder implements EventRecorder {
         resourceVersion: meta.resourceVersion,
       },
       reason,
-      message: message.length > 1024 ? `${message.slice(0, 1021)}...` : message,
+      message,
       type,
       source: { component: this.#component },
       firstTimestamp: now,

@@ -8,7 +8,7 @@ export {
   type ReconcilerWrites,
 } from './backupschedule/reconciler.ts';
 export { parseCommandLine, UsageError, USAGE, type Command, type ControllerOptions } from './cli-options.ts';
-export { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './backupschedule/event-mapping.ts';
+export { ownerScheduleKey, scheduleKey, stripCronJob, stripCustomResource } from './backupschedule/event-mapping.ts';
 export { KubeEventRecorder, type EventRecorder, type EventType, type EventWriter, type KubeEventRecorderOptions } from './event-recorder.ts';
 export { startOperator, type OperatorEnvironment, type RunningOperator } from './operator.ts';
 export { addBackupScheduleController, CONTROLLER_NAME, type BackupScheduleController, type BackupScheduleControllerSetup } from './backupschedule/controller.ts';

@@ -21,7 +21,7 @@ import type { Clock } from '../runtime/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { Manager, ManagerServerError } from '../runtime/manager.ts';
 import type { SecretObject } from '../runtime/certificate-manager.ts';
-import { addBackupScheduleController, type BackupScheduleController } from './backupschedule/controller.ts';
+import { addBackupScheduleController, type BackupScheduleController, type BackupScheduleControllerSetup } from './backupschedule/controller.ts';
 import { addRestoreController } from './restore/controller.ts';
 import { OutcomeMetrics } from './backupschedule/outcome-metrics.ts';
 import type { RunningConversionWebhook } from './conversion-webhook-server.ts';
@@ -147,6 +147,21 @@ export async function checkServedVersion(
   }
 }
 
+/**
+ * Adds the operator's controllers to `manager`, each with the informers it asks for (what
+ * test/controller/informer-policies.test.ts walks); returns those whose busy work the Events wait for.
+ */
+export function addControllers(
+  manager: Manager,
+  options: ControllerOptions,
+  setup: Pick<BackupScheduleControllerSetup, 'events' | 'serverVersionChecked' | 'serverVersion'>,
+): BackupScheduleController[] {
+  const statusObserver = new OutcomeMetrics(manager.metrics, manager.clock);
+  const schedules = addBackupScheduleController(manager, { ...setup, options, statusObserver });
+  addRestoreController(manager, options, setup.events);
+  return [schedules];
+}
+
 /** Starts everything; see the module doc. */
 export async function startOperator(options: ControllerOptions, env: OperatorEnvironment): Promise<RunningOperator> {
   const { config, logger } = env;
@@ -192,9 +207,7 @@ export async function startOperator(options: ControllerOptions, env: OperatorEnv
   let serverVersion: KubeVersion | undefined;
   const serverVersionChecked = checkServerVersion(client, logger).then((v) => (serverVersion = v));
   void checkServedVersion(client, logger);
-  const statusObserver = new OutcomeMetrics(metrics, clock);
-  controllers.push(addBackupScheduleController(manager, { options, events, serverVersionChecked, serverVersion: () => serverVersion, statusObserver }));
-  addRestoreController(manager, options, events);
+  controllers.push(...addControllers(manager, options, { events, serverVersionChecked, serverVersion: () => serverVersion }));
 
   // Every replica serves conversions; the certificate Secret and the CRD's caBundle are written by the
   // leader, and by a follower only while the Secret holds nothing servable (CertificateManager says

@@ -54,7 +54,8 @@ export interface OperatorChartProps {
    */
   readonly replicas?: number;
   /**
-   * Namespaces the controller watches; empty = all. The ClusterRole stays cluster-wide either way.
+   * Namespaces the controller watches; empty = all. When set, its RBAC is granted in those namespaces
+   * only (src/manifests/operator-rbac.ts), which must exist before dist/ is applied.
    * @default []
    */
   readonly watchedNamespaces?: readonly string[];
@@ -139,7 +140,7 @@ export class OperatorChart extends Chart {
     });
     new RestoreCrd(this, 'RestoreCrd', { labels });
     // Least privilege: with cert-manager the controller only reads the mounted files, no Secret nor CRD rights.
-    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, ...(byCertManager ? {} : { webhookSecretName: webhook.secretName }) });
+    const rbac = new OperatorRbac(this, 'Rbac', { name: OPERATOR_NAME, namespace, leaseName, labels, watchedNamespaces: props.watchedNamespaces ?? [], ...(byCertManager ? {} : { webhookSecretName: webhook.secretName }) });
     new UserClusterRoles(this, 'UserRoles', { namePrefix: 'backupschedule', labels });
     // Bound to nobody: the rights of `migrate-storage`, for whoever runs it after an upgrade (README "Upgrading").
     new StorageMigratorRole(this, 'StorageMigratorRole', { labels });

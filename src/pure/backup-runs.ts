@@ -150,21 +150,25 @@ export interface BackupOutcome {
 
 /**
  * The outcome part of the status from the previous one, the child's cached Jobs and the CronJob's own
- * `lastSuccessfulTime` (absent on clusters before 1.21, and kept by the history, so taken as the
- * latest of the three). `now` stamps `lastTransitionTime` only when the condition's status changes.
- * `missedDue` is the due time of a run missed now (src/pure/missed-runs.ts); `lastMissedTime` keeps the newest.
+ * `lastSuccessfulTime`. `lastSuccessfulTime` is derived every time, as Ready is, from what only
+ * kube-controller-manager writes: the later of the CronJob's (absent before Kubernetes 1.21) and the
+ * newest completion of its cached Jobs; never from the stored status, which whoever may write `/status`
+ * could have set to silence the staleness alert (issue 41). `now` stamps `lastTransitionTime` only
+ * when the condition's status changes. `missedDue` is the due time of a run missed now
+ * (src/pure/missed-runs.ts); `lastMissedTime` keeps the newest.
  */
 export function backupOutcome(previous: RunsSubject | undefined, jobs: readonly JobView[], cronJobLastSuccess: string | undefined, generation: number | undefined, now: string, missedDue?: string): BackupOutcome {
   const stored = previous?.recentRuns ?? [];
   const recentRuns = mergeRuns(stored, jobs);
   const storedJobs = new Set(stored.map((r) => r.job));
   const newRuns = recentRuns.filter((r) => !storedJobs.has(r.job));
-  let lastSuccessfulTime = later(previous?.lastSuccessfulTime, cronJobLastSuccess);
-  let lastFailedTime = previous?.lastFailedTime;
-  for (const run of recentRuns) {
-    if (run.result === 'Succeeded') lastSuccessfulTime = later(lastSuccessfulTime, run.completionTime);
-    else lastFailedTime = later(lastFailedTime, run.completionTime);
+  let lastSuccessfulTime = cronJobLastSuccess;
+  for (const job of jobs) {
+    const run = finishedRun(job);
+    if (run?.result === 'Succeeded') lastSuccessfulTime = later(lastSuccessfulTime, run.completionTime);
   }
+  let lastFailedTime = previous?.lastFailedTime;
+  for (const run of recentRuns) if (run.result === 'Failed') lastFailedTime = later(lastFailedTime, run.completionTime);
   const latest = recentRuns[0];
   const state: Pick<Condition, 'status' | 'reason' | 'message'> =
     latest === undefined

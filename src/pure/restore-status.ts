@@ -11,6 +11,8 @@ export interface Blocked {
   readonly phase: 'Failed' | 'Pending';
   readonly reason: string;
   readonly message: string;
+  /** The Job it had, when it had one: deleted before it ended. @default none */
+  readonly jobName?: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export function computeRestoreStatus(current: RestoreStatus | undefined, generat
   // Ended: a Restore runs once (its spec is immutable), whatever happens to its Job afterwards.
   if (current?.phase === 'Succeeded' || current?.phase === 'Failed') return { ...current };
   if (blocked !== undefined) {
-    return { ...base, phase: blocked.phase, conditions: withCondition(current?.conditions, { type: blocked.phase === 'Failed' ? 'Failed' : 'Ready', status: blocked.phase === 'Failed' ? 'True' : 'False', reason: blocked.reason, message: blocked.message }, now) };
+    return { ...base, phase: blocked.phase, ...(blocked.jobName === undefined ? {} : { jobName: blocked.jobName }), conditions: withCondition(current?.conditions, { type: blocked.phase === 'Failed' ? 'Failed' : 'Ready', status: blocked.phase === 'Failed' ? 'True' : 'False', reason: blocked.reason, message: blocked.message }, now) };
   }
   if (job === undefined) return { ...base, phase: 'Pending', jobName, conditions: withCondition(current?.conditions, { type: 'Ready', status: 'True', reason: 'JobCreating', message: `creating restore Job ${jobName}` }, now) };
   const end = jobEnd(job);

@@ -63,9 +63,9 @@ export class CacheSyncTimeoutError extends Error {
   }
 }
 
-/** The controller life cycle. `paused` is set during `syncing` too: the workers then do not start. */
+/** The controller life cycle. `paused` is set before and during `syncing` too: the workers then do not start. */
 type ControllerState =
-  | { readonly kind: 'new' }
+  | { readonly kind: 'new'; readonly paused: boolean }
   | { readonly kind: 'syncing'; readonly paused: boolean }
   | { readonly kind: 'running'; readonly workers: Promise<void>; readonly pause: AbortController }
   | { readonly kind: 'paused' }
@@ -85,7 +85,7 @@ export class Controller {
   readonly #clock: Clock;
   readonly #maxRetryAfterMs: number;
   readonly #hardStop = new AbortController();
-  #state: ControllerState = { kind: 'new' };
+  #state: ControllerState = { kind: 'new', paused: false };
   #active = 0;
 
   constructor(options: ControllerOptions) {
@@ -120,7 +120,7 @@ export class Controller {
    */
   async start(): Promise<void> {
     if (this.#state.kind !== 'new') throw new Error(`controller "${this.name}" was already started`);
-    this.#state = { kind: 'syncing', paused: false };
+    this.#state = { kind: 'syncing', paused: this.#state.paused };
     this.#metrics.setMaxConcurrentReconciles(this.#concurrency);
     this.#metrics.setActiveWorkers(0);
     this.#logger.info({ caches: this.#informers.map((i) => i.name) }, 'waiting for caches to sync');
@@ -155,13 +155,13 @@ export class Controller {
   /**
    * Stops taking keys and waits for the reconciles in flight; the queue keeps collecting keys from the
    * informers meanwhile (a replica that lost its Lease keeps its caches warm). {@link resume} starts
-   * the workers again. While the caches still sync it only keeps the workers from starting. Resolves
-   * at once unless running.
+   * the workers again. Before {@link start} and while the caches still sync it only keeps the workers
+   * from starting. Resolves at once unless running.
    */
   async pause(): Promise<void> {
     const state = this.#state;
-    if (state.kind === 'syncing') {
-      this.#state = { kind: 'syncing', paused: true };
+    if (state.kind === 'new' || state.kind === 'syncing') {
+      this.#state = { kind: state.kind, paused: true };
       return;
     }
     if (state.kind !== 'running') return;
@@ -171,11 +171,11 @@ export class Controller {
     this.#logger.info({}, 'workers paused');
   }
 
-  /** Starts the workers again after {@link pause}; a no-op in any other state. */
+  /** Starts the workers again after {@link pause} (or lets {@link start} start them); a no-op in any other state. */
   resume(): void {
     const state = this.#state;
-    if (state.kind === 'syncing') {
-      this.#state = { kind: 'syncing', paused: false };
+    if (state.kind === 'new' || state.kind === 'syncing') {
+      this.#state = { kind: state.kind, paused: false };
       return;
     }
     if (state.kind !== 'paused') return;

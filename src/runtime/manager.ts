@@ -1,7 +1,8 @@
 /**
  * The process that hosts controllers (controller-runtime's `Manager`): one REST client whose writes pass
  * the leader's write gate, informers shared between the controllers (one per resource, namespace and
- * label selector, whoever asks first builds it), leader election, `/metrics`, `/healthz` and `/readyz`,
+ * label selector, whoever asks first builds it; each keeps what its cache policy allows,
+ * src/runtime/cache-policy.ts, and may wait for its resource to be served), leader election, `/metrics`, `/healthz` and `/readyz`,
  * and the ordered shutdown (stop intake, finish in-flight reconciles within a deadline, flush, release
  * the Lease, close watches and servers). It knows no resource of its own: controllers are added with
  * {@link Manager.add} and ask it for the informers they need.
@@ -13,6 +14,7 @@ import { ResourceClient, type ResourceType } from '../kube/resource-client.ts';
 import { realClock, type Clock } from './clock.ts';
 import { cachesSyncedCheck, leaderElectionCheck, leaseReachableCheck, startHealthServer, watchesHealthyCheck, type HealthCheck } from './health.ts';
 import type { BindAddress, RunningServer } from './http-server.ts';
+import { budgetedTransform, checkCachePolicy, type CachePolicy } from './cache-policy.ts';
 import { Informer } from './informer.ts';
 import type { PageGrowth } from './list-watch-source.ts';
 import { LeaderElector } from './leader-elector.ts';
@@ -46,10 +48,19 @@ export interface InformerSpec<T extends KubeObject> {
   readonly namespace?: string;
   /** @default none */
   readonly labelSelector?: string;
-  /** Cache transform (drop what no reader needs); every requester of a shared informer must pass the same function. */
-  readonly transform?: (obj: T) => T;
+  /**
+   * What the cache keeps of each object (src/runtime/cache-policy.ts): required, so no informer caches
+   * objects whole; every requester of a shared informer must pass the same policy object.
+   */
+  readonly cache: CachePolicy<T>;
   /** @default the manager's `syncPeriodMs` */
   readonly resyncPeriodMs?: number;
+  /**
+   * Resolves when the informer may start (its resource is served: a CRD installed after the operator);
+   * the manager starts it then, and aborts `signal` at shutdown. Every requester of a shared informer
+   * must pass the same function. @default started with the manager
+   */
+  readonly startAfter?: (signal: AbortSignal) => Promise<void>;
 }
 
 /** Options for {@link Manager}. */
@@ -105,7 +116,7 @@ export class Manager {
   /** Resolves with an exit code when the process should exit (caches never synced, election failed). */
   readonly failed: Promise<number>;
   readonly #options: ManagerOptions;
-  readonly #informers = new Map<string, { informer: Informer<KubeObject>; transform: unknown; resyncPeriodMs: number | undefined }>();
+  readonly #informers = new Map<string, { informer: Informer<KubeObject>; spec: InformerSpec<KubeObject>; resyncPeriodMs: number }>();
   readonly #controllers: ManagedController[] = [];
   readonly #readyChecks: HealthCheck[] = [];
   readonly #servers: RunningServer[] = [];
@@ -117,6 +128,8 @@ export class Manager {
   #shuttingDown = false;
   #electorDone: Promise<void> = Promise.resolve();
   readonly #electorStop = new AbortController();
+  /** Aborted when shutdown begins: informers still waiting to start never do. */
+  readonly #stopping = new AbortController();
 
   constructor(options: ManagerOptions) {
     this.#options = options;
@@ -160,27 +173,31 @@ export class Manager {
     if (this.#started) throw new Error('manager: informers must be requested before start()');
     const { group, version, plural } = spec.resource;
     const key = `${group}/${version}/${plural}|${spec.namespace ?? ''}|${spec.labelSelector ?? ''}`;
+    const name = `${plural}${group ? `.${group}` : ''}${spec.namespace ? `@${spec.namespace}` : ''}`;
+    checkCachePolicy(spec.cache as CachePolicy<T> | undefined, name);
     const resyncPeriodMs = spec.resyncPeriodMs ?? this.#options.syncPeriodMs;
     const existing = this.#informers.get(key);
     if (existing) {
-      if (existing.transform !== spec.transform) throw new Error(`manager: informer ${key} is shared and was requested with another transform`);
+      // The cache holds only what its policy keeps: a second requester must read what it asked for.
+      if (existing.spec.cache !== (spec.cache as unknown)) throw new Error(`manager: informer ${key} is shared and was requested with another cache policy`);
       // One informer has one resync period: a second requester must not silently get the first one's.
       if (existing.resyncPeriodMs !== resyncPeriodMs) throw new Error(`manager: informer ${key} is shared and was requested with another resync period (${resyncPeriodMs} ms, not ${existing.resyncPeriodMs} ms)`);
+      if (existing.spec.startAfter !== (spec.startAfter as unknown)) throw new Error(`manager: informer ${key} is shared and was requested with another start condition`);
       return existing.informer as unknown as Informer<T>;
     }
     const informer = new Informer<T>({
-      name: `${plural}${group ? `.${group}` : ''}${spec.namespace ? `@${spec.namespace}` : ''}`,
+      name,
       source: new ResourceClient<T>(this.client, spec.resource),
       ...(spec.namespace ? { namespace: spec.namespace } : {}),
       ...(spec.labelSelector ? { labelSelector: spec.labelSelector } : {}),
-      ...(spec.transform ? { transform: spec.transform } : {}),
+      transform: budgetedTransform(spec.cache),
       pageSize: this.#options.pageSize,
       ...(this.#options.pageGrowth ? { pageGrowth: this.#options.pageGrowth } : {}),
       resyncPeriodMs,
       clock: this.clock,
       logger: this.logger,
     });
-    this.#informers.set(key, { informer: informer as unknown as Informer<KubeObject>, transform: spec.transform, resyncPeriodMs });
+    this.#informers.set(key, { informer: informer as unknown as Informer<KubeObject>, spec: spec as unknown as InformerSpec<KubeObject>, resyncPeriodMs });
     return informer;
   }
 
@@ -225,6 +242,11 @@ export class Manager {
     return [...this.#informers.values()].map((i) => i.informer);
   }
 
+  /** Every informer built so far with the spec it was built from (what it lists, watches and keeps). */
+  get informerSpecs(): { readonly informer: Informer<KubeObject>; readonly spec: InformerSpec<KubeObject> }[] {
+    return [...this.#informers.values()].map(({ informer, spec }) => ({ informer, spec }));
+  }
+
   /**
    * Starts the metrics and health servers (a failure closes every server added and throws a
    * {@link ManagerServerError}), the informers, leader election and, once leading, the controllers.
@@ -254,7 +276,19 @@ export class Manager {
       : undefined;
     if (healthServer) this.#servers.push(healthServer);
 
-    for (const informer of informers) informer.start();
+    for (const { informer, spec } of this.#informers.values()) {
+      if (!spec.startAfter) {
+        informer.start();
+        continue;
+      }
+      // Rejects only when shutdown aborts it; the informer then stays unstarted.
+      spec.startAfter(this.#stopping.signal).then(
+        () => {
+          if (!this.#shuttingDown) informer.start();
+        },
+        () => undefined,
+      );
+    }
     const elector = this.elector;
     if (elector) {
       // Losing the Lease (renewals failing through an API outage, or another holder) closes the write
@@ -308,6 +342,7 @@ export class Manager {
   async shutdown(deadlineMs: number): Promise<void> {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
+    this.#stopping.abort(new Error('manager shutting down'));
     this.logger.info({}, 'shutting down: stopping intake, finishing in-flight reconciles');
     const inTime = await Promise.all(this.#controllers.map((c) => c.stop(deadlineMs)));
     if (inTime.includes(false)) this.logger.warn({ deadlineSeconds: deadlineMs / 1000 }, 'reconciles still in flight at the shutdown deadline');

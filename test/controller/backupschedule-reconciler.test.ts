@@ -8,6 +8,7 @@ import type { EventRecorder, EventType } from '../../src/controller/event-record
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
 import { objectKey, type KubeObject } from '../../src/kube/object.ts';
+import { cacheStub } from '../../src/runtime/cache-policy.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { isTerminalError } from '../../src/runtime/reconciler.ts';
 import { asStored, schedule } from './fixtures.ts';
@@ -40,6 +41,7 @@ class StrictWrites implements ReconcilerWrites {
     this.calls.push({ name: 'getCronJob', obj: { metadata: { ...ref } } });
     return live ? Promise.resolve(structuredClone(live)) : Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'batch', resource: 'cronjobs' }, ref.name)));
   }
+  getSchedule(ref: ChildRef) { return this.#call('getSchedule', { metadata: { ...ref } }) as Promise<BackupScheduleObject>; }
   patchCronJob(ref: ChildRef, patch: ChildMergePatch) {
     const live = this.live.get(objectKey(ref));
     if (!live) return Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'batch', resource: 'cronjobs' }, ref.name)));
@@ -95,6 +97,18 @@ describe('BackupScheduleReconciler', () => {
     const { writes, reconciler } = setup([s], [], {});
     await reconciler.reconcile(KEY);
     expect(writes.calls).toEqual([]);
+  });
+
+  it('reads a schedule the cache holds as a stub (over its budget) with one GET, and reconciles what it read', async () => {
+    const whole = schedule();
+    const writes = new StrictWrites({ getSchedule: () => structuredClone(whole), createCronJob: ok }, cache());
+    const reconciler = new BackupScheduleReconciler({ schedules: cache(cacheStub(whole)), cronJobs: cache(), writes, events: new RecordedEvents(), backupImage: IMAGE, clock: new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0)) });
+    await expect(reconciler.reconcileWithMove(KEY)).resolves.toEqual({ move: 'createCronJob', result: {} });
+    expect(writes.calls).toEqual([{ name: 'getSchedule', obj: { metadata: { namespace: 'kubelings', name: 'nightly-etcd' } } }, { name: 'createCronJob', obj: desiredOf(whole) }]);
+    // Gone by the time it is read: nothing to do.
+    const gone = new StrictWrites({ getSchedule: () => { throw new ApiStatusError(statusErrors.notFound({ group: 'kubelings.dev', resource: 'backupschedules' }, 'nightly-etcd')); } }, cache());
+    const again = new BackupScheduleReconciler({ schedules: cache(cacheStub(whole)), cronJobs: cache(), writes: gone, backupImage: IMAGE });
+    await expect(again.reconcileWithMove(KEY)).resolves.toEqual({ move: 'none', result: {} });
   });
 
   it('creates the missing child with the controller ownerReference, and nothing else', async () => {

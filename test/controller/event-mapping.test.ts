@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { childLabels } from '../../src/pure/labels.ts';
-import { cachedWhole, CHILD_CACHE_BUDGET, ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from '../../src/controller/backupschedule/event-mapping.ts';
+import { cachedWhole, CHILD_CACHE_BUDGET, ownerScheduleKey, scheduleKey, stripCronJob, stripCustomResource } from '../../src/controller/backupschedule/event-mapping.ts';
 import { childNameFor } from '../../src/pure/names.ts';
 import type { KubeObject, OwnerReference } from '../../src/kube/object.ts';
 
@@ -36,7 +36,7 @@ describe('cache transforms', () => {
 
   it('keeps of a BackupSchedule only what reconcile reads (creationTimestamp: no run was missed before it): no labels, annotations, managedFields, owners or finalizers', () => {
     const s = { apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule', metadata: { ...metadata, creationTimestamp: '2026-11-29T00:00:00Z', labels: { team: 'a' }, ownerReferences: [ref({})] }, spec: { a: 1 }, status: { b: 2 } };
-    expect(stripSchedule(structuredClone(s))).toEqual({
+    expect(stripCustomResource(structuredClone(s))).toEqual({
       apiVersion: 'kubelings.dev/v1alpha1', kind: 'BackupSchedule',
       metadata: { name: 'x', namespace: 'n', uid: 'u', resourceVersion: '7', generation: 3, deletionTimestamp: '2026-11-30T00:00:00Z', creationTimestamp: '2026-11-29T00:00:00Z' },
       spec: { a: 1 }, status: { b: 2 },
@@ -65,7 +65,7 @@ describe('cache transforms', () => {
 
   it('caches the same size whatever the size of the annotations and foreign labels', () => {
     const size = (o: unknown) => JSON.stringify(o).length;
-    for (const strip of [stripSchedule, stripCronJob]) {
+    for (const strip of [stripCustomResource, stripCronJob]) {
       const small = { metadata: { name: 'x', namespace: 'n', ownerReferences: [ref({})] }, spec: { a: 1 } };
       const big = { metadata: { ...small.metadata, annotations: { blob }, labels: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`l${i}`, 'v'])) }, spec: { a: 1 } };
       expect(size(strip(big))).toBe(size(strip(small)));

@@ -18,6 +18,10 @@ class FakeEvents implements EventWriter {
   }
 }
 
+/** The schedule `name` in `namespace`. */
+const inNamespace = (namespace: string, name: string): KubeObject => ({ ...schedule, metadata: { ...schedule.metadata, namespace, name, uid: `${namespace}/${name}` } });
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
 function setup() {
   const writer = new FakeEvents();
   const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
@@ -81,6 +85,13 @@ describe('KubeEventRecorder', () => {
     expect(writer.created).toHaveLength(2);
   });
 
+  it('cuts a message to 1024 characters when it is recorded, so a full backlog holds little', async () => {
+    const { writer, recorder } = setup();
+    recorder.event(schedule, 'Warning', 'ChildRejected', 'x'.repeat(100_000));
+    await recorder.flush();
+    expect(writer.created[0]!['message']).toBe(`${'x'.repeat(1021)}...`);
+  });
+
   it('keeps Event names within 253 characters for the longest object names', async () => {
     const { writer, recorder } = setup();
     recorder.event({ ...schedule, metadata: { ...schedule.metadata, name: 'a'.repeat(253) } }, 'Normal', 'Created', 'x');
@@ -120,21 +131,74 @@ describe('KubeEventRecorder', () => {
     expect(dropped).toEqual(['4:backlog']);
   });
 
-  it('drops Events over the global budget, and sends again once it refills', async () => {
+  it('paces Events at the global rate after a burst, dropping none of a namespace within its share', async () => {
     const writer = new FakeEvents();
     const clock = new FakeClock();
     const dropped: string[] = [];
     const recorder = new KubeEventRecorder({ writer, clock, eventsPerSecond: 2, eventBurst: 3, onDrop: (e, why) => dropped.push(`${e.message}:${why}`) });
     for (const m of ['1', '2', '3', '4', '5']) recorder.event(schedule, 'Normal', 'Created', m);
-    await recorder.flush();
+    await settle();
     expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3']);
-    expect(dropped).toEqual(['4:budget', '5:budget']);
+    clock.step(499);
+    await settle();
+    expect(writer.created).toHaveLength(3);
+    clock.step(1);
+    await settle();
+    expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3', '4']);
     clock.step(500);
-    recorder.event(schedule, 'Normal', 'Created', '6');
-    recorder.event(schedule, 'Normal', 'Created', '7');
     await recorder.flush();
-    expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3', '6']);
-    expect(dropped).toEqual(['4:budget', '5:budget', '7:budget']);
+    expect(writer.created.map((e) => e['message'])).toEqual(['1', '2', '3', '4', '5']);
+    expect(dropped).toEqual([]);
+  });
+
+  it('shares the backlog per namespace: a flood fills only its own share, and another namespace\'s Event is written next', async () => {
+    const writer = new FakeEvents();
+    const clock = new FakeClock();
+    const dropped: string[] = [];
+    const recorder = new KubeEventRecorder({ writer, clock, eventsPerSecond: 1, eventBurst: 1, namespaceBacklog: 5, onDrop: (e, why) => dropped.push(why) });
+    for (let i = 0; i < 600; i++) recorder.event(inNamespace('flood', `s-${i}`), 'Warning', 'ImageNotAllowed', `flood ${i}`);
+    recorder.event(inNamespace('quiet', 'mine'), 'Warning', 'ImageNotAllowed', 'quiet');
+    // The first flood Event went out at once; 5 wait in the flood's share, the rest are dropped.
+    expect(dropped.filter((why) => why === 'budget')).toHaveLength(594);
+    for (let i = 0; i < 3; i++) {
+      clock.step(1_000);
+      await settle();
+    }
+    // Namespaces take turns in the order their Events came: the flood's next one was there before.
+    expect(writer.created.map((e) => e['message'])).toEqual(['flood 0', 'flood 1', 'quiet', 'flood 2']);
+  });
+
+  it('makes room in a full backlog by dropping the newest Event of the namespace with the most waiting', async () => {
+    const writer = new FakeEvents();
+    const clock = new FakeClock();
+    const dropped: string[] = [];
+    const recorder = new KubeEventRecorder({ writer, clock, eventsPerSecond: 1, eventBurst: 1, maxBacklog: 4, onDrop: (e, why) => dropped.push(`${e.message}:${why}`) });
+    // 'a 0' goes out at once; 4 wait: the backlog is full.
+    for (let i = 0; i < 5; i++) recorder.event(inNamespace('a', 'x'), 'Normal', 'Created', `a ${i}`);
+    recorder.event(inNamespace('b', 'x'), 'Normal', 'Created', 'b 0');
+    recorder.event(inNamespace('c', 'x'), 'Normal', 'Created', 'c 0');
+    recorder.event(inNamespace('b', 'x'), 'Normal', 'Created', 'b 1');
+    // a: 1 waiting, b: 2, c: 1 — now b has the most.
+    recorder.event(inNamespace('a', 'x'), 'Normal', 'Created', 'a 5');
+    // a: 2, b: 1, c: 1 — a namespace with as many as the most gets nothing more in.
+    recorder.event(inNamespace('a', 'x'), 'Normal', 'Created', 'a 6');
+    expect(dropped).toEqual(['a 4:backlog', 'a 3:backlog', 'a 2:backlog', 'b 1:backlog', 'a 6:backlog']);
+    for (let i = 0; i < 4; i++) {
+      clock.step(1_000);
+      await settle();
+    }
+    expect(writer.created.map((e) => e['message'])).toEqual(['a 0', 'a 1', 'b 0', 'c 0', 'a 5']);
+  });
+
+  it('stamps an Event with the time it was recorded, not the time its turn came', async () => {
+    const writer = new FakeEvents();
+    const clock = new FakeClock(Date.UTC(2026, 10, 30, 1, 0, 0));
+    const recorder = new KubeEventRecorder({ writer, clock, eventsPerSecond: 1, eventBurst: 1 });
+    recorder.event(schedule, 'Normal', 'Created', 'first');
+    recorder.event(schedule, 'Normal', 'Created', 'second');
+    clock.step(1_000);
+    await recorder.flush();
+    expect(writer.created.map((e) => e['firstTimestamp'])).toEqual(['2026-11-30T01:00:00Z', '2026-11-30T01:00:00Z']);
   });
 
   it('lets Events wait while the controller is busy, at most maxDeferMs', async () => {
@@ -142,7 +206,6 @@ describe('KubeEventRecorder', () => {
     const clock = new FakeClock();
     let busy = true;
     const recorder = new KubeEventRecorder({ writer, clock, deferWhile: () => busy, maxDeferMs: 1_000, deferPollMs: 50 });
-    const settle = () => new Promise((resolve) => setImmediate(resolve));
 
     recorder.event(schedule, 'Normal', 'Created', 'first');
     clock.step(500);

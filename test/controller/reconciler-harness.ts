@@ -52,6 +52,10 @@ export function harness(initial: { schedule: BackupScheduleObject; child?: KubeO
       const found = live();
       return found ? Promise.resolve(structuredClone(found)) : Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'batch', resource: 'cronjobs' }, ref.name)));
     },
+    getSchedule: (ref) => {
+      const found = schedules.get(KEY);
+      return found ? Promise.resolve(structuredClone(found)) : Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'kubelings.dev', resource: 'backupschedules' }, ref.name)));
+    },
     // The answer gets what the patch makes of the server's object.
     patchCronJob: (_ref, patch) => call('patchCronJob', jsonMergePatch.apply(structuredClone(live()), structuredClone(patch)) as KubeObject, answers.update),
     updateScheduleStatus: (obj) => {

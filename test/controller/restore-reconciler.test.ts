@@ -1,19 +1,21 @@
 /**
  * The Restore reconciler against in-memory caches: it waits for a missing BackupSchedule, creates the
  * one Job from the schedule's destination, follows the Job to Succeeded or Failed and then leaves the
- * Restore alone (no second Job after the first is deleted), refuses disallowed images and endpoints and
+ * Restore alone (no second Job after the first is deleted, and a Job deleted before it ended fails the
+ * Restore instead of running it twice), refuses disallowed images and endpoints and
  * a foreign Job of its name without creating anything, and does not rewrite a status that only differs
  * in key order (the API server sorts keys). Once the Job has ended it reads the runner's report from the
  * Job's Pod with one LIST (fake here): status.backup, the runner's message in the condition, a bad or
  * missing report named in the condition and an Event.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiStatusError } from '../../src/kube/api-status-error.ts';
+import { ApiStatusError, statusErrors } from '../../src/kube/api-status-error.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { RestoreReconciler, type RestoreObject } from '../../src/controller/restore/restore-reconciler.ts';
 import type { BackupScheduleObject } from '../../src/controller/resources.ts';
 import type { Job } from '../../src/pure/restore-job.ts';
 import type { JobView } from '../../src/pure/restore-status.ts';
+import { cacheStub } from '../../src/runtime/cache-policy.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 
@@ -45,13 +47,25 @@ function harness(options: { allowedImages?: string[]; allowedEndpoints?: string[
   const restores = new Map<string, RestoreObject>();
   const schedules = new Map<string, BackupScheduleObject>();
   const jobs = new Map<string, KubeObject & JobView>();
+  /** The server's objects where the cache holds another view of them (a stub) or none yet; a GET reads these, then the cached ones. */
+  const live = { restores: new Map<string, RestoreObject>(), schedules: new Map<string, BackupScheduleObject>(), jobs: new Map<string, KubeObject & JobView>() };
+  const gets: string[] = [];
   const created: Job[] = [];
   const statuses: RestoreObject['status'][] = [];
   let createError: unknown;
+  /** A GET of `key` from the server's objects `from`, 404 when absent. */
+  const get = <T>(resource: string, key: string, ...from: Map<string, T>[]): Promise<T> => {
+    gets.push(`${resource} ${key}`);
+    const found = from.map((m) => m.get(key)).find((o) => o !== undefined);
+    return found === undefined ? Promise.reject(new ApiStatusError(statusErrors.notFound({ group: 'kubelings.dev', resource }, key))) : Promise.resolve(structuredClone(found));
+  };
   const reconciler = new RestoreReconciler({
     restores,
     schedules,
     jobs,
+    getRestore: (ref) => get('restores', `${ref.namespace}/${ref.name}`, live.restores, restores),
+    getSchedule: (ref) => get('backupschedules', `${ref.namespace}/${ref.name}`, live.schedules, schedules),
+    getJob: (ref) => get('jobs', `${ref.namespace}/${ref.name}`, live.jobs, jobs),
     createJob: async (job) => {
       if (createError) throw createError;
       created.push(job);
@@ -72,7 +86,7 @@ function harness(options: { allowedImages?: string[]; allowedEndpoints?: string[
     clock: new FakeClock(Date.parse('2026-12-01T10:00:00Z')),
     logger: silentLogger,
   });
-  return { reconciler, restores, schedules, jobs, created, statuses, pods, podLists, events, failCreate: (err: unknown) => void (createError = err), failList: (err: unknown) => void (listError = err) };
+  return { reconciler, restores, schedules, jobs, live, gets, created, statuses, pods, podLists, events, failCreate: (err: unknown) => void (createError = err), failList: (err: unknown) => void (listError = err) };
 }
 
 const jobOf = (h: ReturnType<typeof harness>, status: JobView['status'], uid = UID): KubeObject & JobView => ({
@@ -164,6 +178,70 @@ describe('RestoreReconciler', () => {
     h.restores.set('prod/db-restore', restoreObject());
     h.failCreate(new ApiStatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'AlreadyExists', code: 409, message: 'jobs.batch "restore-db-restore" already exists' }));
     await expect(h.reconciler.reconcile('prod/db-restore')).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['Pending (its Pod not started)', { phase: 'Pending' as const, reason: 'JobPending' }],
+    ['Running', { phase: 'Running' as const, reason: 'JobRunning' }],
+    ['just created (the Job never seen in the cache)', { phase: 'Pending' as const, reason: 'JobCreating' }],
+  ])('fails a Restore whose Job was deleted while %s, and never makes the Job again', async (_when, { phase, reason }) => {
+    const h = harness();
+    h.schedules.set('prod/nightly', schedule());
+    h.restores.set('prod/db-restore', restoreObject({}, { phase, jobName: 'restore-db-restore', observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True', reason, message: 'm', lastTransitionTime: '2026-12-01T09:00:00Z' }] }));
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.created).toEqual([]);
+    // The cache does not hold it: only the API server can say it is gone rather than not seen yet.
+    expect(h.gets).toEqual(['jobs prod/restore-db-restore']);
+    expect(h.statuses).toEqual([{
+      observedGeneration: 1, phase: 'Failed', jobName: 'restore-db-restore',
+      conditions: [{ type: 'Failed', status: 'True', reason: 'JobDeleted', lastTransitionTime: '2026-12-01T10:00:00Z', message: `restore Job restore-db-restore was deleted before it ended (the Restore was ${phase}): the restore may have run, partly or whole; a Restore runs at most once, so it is not run again: check the target volume, then create a new Restore to restore again` }],
+    }]);
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.created).toEqual([]);
+    expect(h.statuses).toHaveLength(1);
+  });
+
+  it('reads the Job with a GET while the cache has not caught up with it, and follows it', async () => {
+    const h = harness();
+    h.schedules.set('prod/nightly', schedule());
+    h.restores.set('prod/db-restore', restoreObject({}, { phase: 'Pending', jobName: 'restore-db-restore' }));
+    h.live.jobs.set('prod/restore-db-restore', jobOf(h, { active: 1 }));
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.created).toEqual([]);
+    expect(h.statuses.at(-1)).toMatchObject({ phase: 'Running', jobName: 'restore-db-restore' });
+  });
+
+  it('tells a Job of its name outside the cache (AlreadyExists, another owner) by reading it, and does not take it over', async () => {
+    const h = harness();
+    h.schedules.set('prod/nightly', schedule());
+    h.restores.set('prod/db-restore', restoreObject());
+    h.live.jobs.set('prod/restore-db-restore', jobOf(h, { active: 1 }, 'another-uid'));
+    h.failCreate(new ApiStatusError(statusErrors.alreadyExists({ group: 'batch', resource: 'jobs' }, 'restore-db-restore')));
+    await h.reconciler.reconcile('prod/db-restore');
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.created).toEqual([]);
+    expect(h.statuses.at(-1)).toMatchObject({ phase: 'Failed', conditions: [{ reason: 'JobNameConflict' }] });
+  });
+
+  it('reads a Restore, its BackupSchedule and its Job whole with one GET each when the caches hold stubs of them', async () => {
+    const h = harness();
+    const restore = restoreObject({}, { phase: 'Pending', jobName: 'restore-db-restore' });
+    const job = jobOf(h, { active: 1 });
+    h.live.restores.set('prod/db-restore', restore);
+    h.live.jobs.set('prod/restore-db-restore', job);
+    h.restores.set('prod/db-restore', cacheStub(restore));
+    h.jobs.set('prod/restore-db-restore', cacheStub(job));
+    await h.reconciler.reconcile('prod/db-restore');
+    expect(h.gets).toEqual(['restores prod/db-restore', 'jobs prod/restore-db-restore']);
+    expect(h.statuses.at(-1)).toMatchObject({ phase: 'Running' });
+
+    const waiting = harness();
+    waiting.restores.set('prod/db-restore', restoreObject());
+    waiting.live.schedules.set('prod/nightly', schedule());
+    waiting.schedules.set('prod/nightly', cacheStub(schedule()));
+    await waiting.reconciler.reconcile('prod/db-restore');
+    expect(waiting.gets).toEqual(['backupschedules prod/nightly']);
+    expect(waiting.created[0]!.spec!.template.spec!.containers[0]!.args).toContain('--from=/backup/from/db');
   });
 
   it('does not rewrite a status that differs only in key order', async () => {

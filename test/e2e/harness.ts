@@ -386,6 +386,13 @@ export class ControllerProcess {
     });
   }
 
+  /** Runs `step`, failing at once when the process exits (an OOM aborts it with 134) instead of at a timeout. */
+  async whileAlive<T>(what: string, step: () => Promise<T>): Promise<T> {
+    const died = this.#exited.then((code) => Promise.reject(new Error(`the controller exited with ${code} during ${what}:\n${this.#lines.slice(-15).join('\n')}`)));
+    died.catch(() => undefined); // it also rejects at the normal stop, after the race is over
+    return Promise.race([step(), died]);
+  }
+
   /** `host:port` of the conversion webhook (started with `--conversion-webhook-bind-address`), once it listens. */
   async webhookAddress(): Promise<string> {
     const record = await this.waitForLog('the conversion webhook to listen', (r) => r['msg'] === 'conversion webhook listening');

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, ControllerProcess, startCluster, waitFor, type Cluster } from './harness.ts';
 import { memoryLimitBytes, peakRssBytes } from './process-memory.ts';
-import { api, controllerWrites, readyOf, scheduleManifest } from './scenarios.ts';
+import { api, controllerWrites, createAll, readyOf, scheduleManifest } from './scenarios.ts';
 
 const N = 750;
 /** 250 KiB: under the API server's 256 KiB bound on all annotations of an object. */
@@ -37,11 +37,6 @@ const LIMIT = memoryLimitBytes();
 let cluster: Cluster;
 let bundle: string;
 let controller: ControllerProcess | undefined;
-
-/** Creates `count` objects with at most 25 requests in flight. */
-async function createAll(count: number, create: (i: number) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < count; i += 25) await Promise.all(Array.from({ length: Math.min(25, count - i) }, (_, j) => create(i + j)));
-}
 
 /**
  * How many schedules the controller has written a status for (cheap to poll: LISTing 750 × 250 KiB
@@ -77,9 +72,7 @@ async function successfulReconciles(c: ControllerProcess): Promise<number> {
 
 /** Waits until `done`, failing at once when the controller exits (an OOM aborts it); resolves with its peak RSS. */
 async function converge(c: ControllerProcess, what: string, done: () => Promise<boolean> | boolean): Promise<number> {
-  const died = c.exited().then((code) => Promise.reject(new Error(`the controller exited with ${code} while waiting for ${what}:\n${c.lines.slice(-15).join('\n')}`)));
-  died.catch(() => undefined); // it also rejects at the normal stop, after the race is over
-  await Promise.race([waitFor(what, done, 45_000, 250), died]);
+  await c.whileAlive(what, () => waitFor(what, done, 45_000, 250));
   return peakRssBytes(c.child.pid ?? 0);
 }
 

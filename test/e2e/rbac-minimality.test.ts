@@ -3,7 +3,8 @@
  * when it has one verb), a short scenario that exercises everything the controller does (leader
  * election, create, status, heal by patch, finding a child whose labels were removed with a GET, Events
  * including an aggregated repeat, a backup Job's failure seen through the Jobs watch, a Restore's Job and status, its status.backup read from its
- * finished Job's Pod (one LIST of Pods), the conversion webhook's certificate Secret and CRD caBundle, so that a
+ * finished Job's Pod (one LIST of Pods), a Restore whose Job was deleted before it ended (read with a GET),
+ * a Restore and a BackupSchedule whose status was inflated past the cache's budget (read with GETs), the conversion webhook's certificate Secret and CRD caBundle, so that a
  * schedule written in v1alpha1 is converted) fails, and the request log shows the controller being refused (403). With the full RBAC it
  * passes without a single 403. The server enforces OwnerReferencesPermissionEnforcement (see the
  * harness), which makes `backupschedules/finalizers: update` provable too. The `certificates: 'cert-manager'`
@@ -77,6 +78,16 @@ interface Outcome {
   readonly log: readonly string[];
 }
 
+/** A Restore in the scenario's namespace of the latest backup of `schedule`. */
+function restoreManifest(name: string, schedule: string): KubeObject {
+  return { apiVersion: 'kubelings.dev/v1', kind: 'Restore', metadata: { name, namespace: 'rbac' }, spec: { from: { backupScheduleName: schedule }, backup: 'latest', target: { persistentVolumeClaim: { claimName: 'restored' } } } };
+}
+
+/** Three valid conditions of 30,000 characters: a status past the custom resources' 64 KiB cache budget. */
+function inflatedConditions(): { type: string; status: 'True'; reason: string; message: string; lastTransitionTime: string }[] {
+  return ['ExampleA', 'ExampleB', 'ExampleC'].map((type) => ({ type, status: 'True', reason: 'Example', message: 'x'.repeat(30_000), lastTransitionTime: '2026-12-01T00:00:00Z' }));
+}
+
 /** Another synth variant than dist/'s: its objects, and the controller flags its Deployment adds. */
 interface Variant {
   readonly documents: readonly KubeObject[];
@@ -128,14 +139,35 @@ async function runScenario(without?: RuleCase, variant?: Variant): Promise<Outco
     await k.waitForReady('rbac', 'nightly', (s) => s.status?.conditions?.some((c) => c.type === 'LastBackupSucceeded' && c.status === 'False') === true, 60_000);
     // A Restore of that schedule (after the initial LIST: through the Restores watch): its Job created
     // (blockOwnerDeletion: restores/finalizers) and its status written.
-    const restores = new ResourceClient<KubeObject & { status?: { jobName?: string; backup?: { sha256?: string } } }>(cluster.admin, RESTORES);
-    await restores.create({ apiVersion: 'kubelings.dev/v1', kind: 'Restore', metadata: { name: 'drill', namespace: 'rbac' }, spec: { from: { backupScheduleName: 'nightly' }, backup: 'latest', target: { persistentVolumeClaim: { claimName: 'restored' } } } } as KubeObject);
+    const restores = new ResourceClient<KubeObject & { status?: { phase?: string; jobName?: string; backup?: { sha256?: string }; conditions?: { reason?: string }[] } }>(cluster.admin, RESTORES);
+    await restores.create(restoreManifest('drill', 'nightly'));
     await waitFor('the Restore to have its Job', async () => (await restores.get({ namespace: 'rbac', name: 'drill' })).status?.jobName === 'restore-drill', 60_000);
     // Its Job ends: status.backup comes from the Pod's termination message (pods: list).
     const restoreJob = await new ResourceClient<RestoreJobObject>(cluster.admin, JOBS).get({ namespace: 'rbac', name: 'restore-drill' });
     const sha256 = 'a1'.repeat(32);
     await endRestoreJob(cluster.admin, restoreJob, { exitCode: 0, message: formatTerminationMessage({ exitCode: 0, message: 'restored', file: 'nightly-20261130T020007Z.tar.gz', size: 1, sha256 }) });
     await waitFor('the Restore to have status.backup', async () => (await restores.get({ namespace: 'rbac', name: 'drill' })).status?.backup?.sha256 === sha256, 60_000);
+    // A restore Job deleted before it ended fails its Restore rather than running it twice: the
+    // controller reads the Job its cache no longer holds (jobs: get) to tell that from a lagging cache.
+    await restores.create(restoreManifest('twice', 'nightly'));
+    await waitFor('the second Restore to have its Job', async () => (await restores.get({ namespace: 'rbac', name: 'twice' })).status?.jobName === 'restore-twice', 60_000);
+    await new ResourceClient<RestoreJobObject>(cluster.admin, JOBS).delete({ namespace: 'rbac', name: 'restore-twice' });
+    await waitFor('the second Restore to fail with JobDeleted', async () => (await restores.get({ namespace: 'rbac', name: 'twice' })).status?.conditions?.[0]?.reason === 'JobDeleted', 60_000);
+    // A status someone else inflated past the cache's budget makes the cached object a stub, read whole
+    // with a GET: a Restore waiting for its BackupSchedule (restores: get) ...
+    await restores.create(restoreManifest('late', 'later'));
+    const late = await waitFor('the late Restore to wait', async () => {
+      const r = await restores.get({ namespace: 'rbac', name: 'late' });
+      return r.status?.phase === 'Pending' ? r : undefined;
+    }, 60_000);
+    await restores.updateStatus({ ...late, status: { ...late.status, conditions: [...(late.status?.conditions ?? []), ...inflatedConditions()] } });
+    await k.schedules.create(scheduleManifest('rbac', 'later') as never);
+    await waitFor('the late Restore to have its Job', async () => (await restores.get({ namespace: 'rbac', name: 'late' })).status?.jobName === 'restore-late', 60_000);
+    // ... and a BackupSchedule (backupschedules: get), whose next generation still reaches its child.
+    const inflated = await k.schedules.get({ namespace: 'rbac', name: 'later' });
+    await k.schedules.updateStatus({ ...inflated, status: { ...inflated.status, conditions: [...(inflated.status?.conditions ?? []), ...inflatedConditions()] } });
+    await k.schedules.patch({ namespace: 'rbac', name: 'later' }, { spec: { schedule: '0 4 * * *' } });
+    await k.waitForCronJob('rbac', 'later', (c) => c.spec.schedule === '0 4 * * *', 60_000);
     await waitFor('the Created event and an Updated event counted at least twice', async () => {
       const events = await k.events('rbac', 'nightly');
       return events.some((e) => e.reason === 'Created') && events.some((e) => e.reason === 'Updated' && e.count >= 2);

@@ -5,7 +5,8 @@
  * runner's restore arguments), follows the Job (the test writes its status as the Job controller would,
  * and its Pod with the restore container terminated as the kubelet would) to Succeeded with
  * status.backup read from the runner's termination message (dist/'s `pods: list`), and gets no second
- * Job when the first is deleted. An update of the spec is refused by the CRD's transition rule.
+ * Job when the first is deleted; a Restore whose Job is deleted while it runs is Failed (JobDeleted),
+ * never run twice. An update of the spec is refused by the CRD's transition rule.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Restore } from '../../imports/restore.ts';
@@ -78,6 +79,21 @@ describe('the Restore controller', () => {
     await sleep(1_500);
     await expect(jobs.get({ namespace: NS, name: 'restore-db' })).rejects.toThrow(/not found/);
     expect((await restores.get({ namespace: NS, name: 'db' })).status?.phase).toBe('Succeeded');
+  }, 60_000);
+
+  it('fails a Restore whose Job is deleted while it runs, and never runs it again', async () => {
+    await restores.create({ apiVersion: 'kubelings.dev/v1', kind: 'Restore', metadata: { name: 'once', namespace: NS }, spec: { from: { backupScheduleName: 'nightly' }, backup: 'latest', target: { persistentVolumeClaim: { claimName: 'db-data' } } } } as RestoreObject);
+    const job = await waitFor('the restore Job', () => jobs.get({ namespace: NS, name: 'restore-once' }).catch(() => undefined));
+    await jobs.updateStatus({ ...job, status: { startTime: '2026-12-01T11:00:00Z', active: 1 } });
+    await waitFor('Running', async () => (await restores.get({ namespace: NS, name: 'once' })).status?.phase === 'Running');
+    await jobs.delete({ namespace: NS, name: 'restore-once' });
+    const failed = await waitFor('Failed', async () => {
+      const r = await restores.get({ namespace: NS, name: 'once' });
+      return r.status?.phase === 'Failed' ? r : undefined;
+    });
+    expect(failed.status).toMatchObject({ jobName: 'restore-once', conditions: [{ type: 'Failed', status: 'True', reason: 'JobDeleted', message: expect.stringContaining('restore Job restore-once was deleted before it ended (the Restore was Running)') }] });
+    await sleep(1_500);
+    await expect(jobs.get({ namespace: NS, name: 'restore-once' })).rejects.toThrow(/not found/);
   }, 60_000);
 
   it('refuses a change of the spec (the CRD transition rule)', async () => {

@@ -42,6 +42,11 @@ export async function listAll<T extends KubeObject>(list: (o: { namespace: strin
   return out;
 }
 
+/** Creates `count` objects with at most 25 requests in flight. */
+export async function createAll(count: number, create: (i: number) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < count; i += 25) await Promise.all(Array.from({ length: Math.min(25, count - i) }, (_, j) => create(i + j)));
+}
+
 /** Typed access for the tests. */
 export function api(admin: KubeClient) {
   const schedules = clientFor<BackupScheduleObject>(admin, 'BackupSchedule');

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childLabels } from '../../src/pure/labels.ts';
 import { buildBundle, ControllerProcess, startCluster, waitFor, type Cluster } from './harness.ts';
 import { memoryLimitBytes, mib, peakRssBytes } from './process-memory.ts';
-import { api, readyOf, scheduleManifest } from './scenarios.ts';
+import { api, createAll, readyOf, scheduleManifest } from './scenarios.ts';
 
 const N = 750;
 const SPEC_BYTES = 250 * 1024;
@@ -48,22 +48,10 @@ function attackCronJob(i: number) {
   };
 }
 
-/** Creates `count` objects with at most 25 requests in flight. */
-async function createAll(count: number, create: (i: number) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < count; i += 25) await Promise.all(Array.from({ length: Math.min(25, count - i) }, (_, j) => create(i + j)));
-}
-
 function start(): ControllerProcess {
   const c = ControllerProcess.start(bundle, ['--kubeconfig', cluster.controllerKubeconfig, '--concurrency=4', '--log-level=info']);
   controller = c;
   return c;
-}
-
-/** Runs `step`, failing at once when the controller exits (an OOM aborts it with 134) instead of at a timeout. */
-async function whileAlive<T>(c: ControllerProcess, what: string, step: () => Promise<T>): Promise<T> {
-  const died = c.exited().then((code) => Promise.reject(new Error(`the controller exited with ${code} during ${what}:\n${c.lines.slice(-15).join('\n')}`)));
-  died.catch(() => undefined);
-  return Promise.race([step(), died]);
 }
 
 /** Every schedule of `namespace` named `prefix-<i>` for i < count is Ready. */
@@ -80,13 +68,13 @@ async function allReady(namespace: string, count: number): Promise<boolean> {
 async function childRecreated(c: ControllerProcess): Promise<void> {
   const before = await k.cronJobs.get({ namespace: 'tenant', name: 'nightly' });
   await k.cronJobs.delete({ namespace: 'tenant', name: 'nightly' });
-  await whileAlive(c, 'the re-creation of the tenant\'s child', () => k.waitForCronJob('tenant', 'nightly', (x) => x.metadata.uid !== before.metadata.uid, 60_000));
+  await c.whileAlive('the re-creation of the tenant\'s child', () => k.waitForCronJob('tenant', 'nightly', (x) => x.metadata.uid !== before.metadata.uid, 60_000));
 }
 
 /** A schedule created now in `legit` converges. */
 async function newScheduleConverges(c: ControllerProcess, name: string): Promise<void> {
   await k.schedules.create(scheduleManifest('legit', name) as never);
-  await whileAlive(c, `the convergence of legit/${name}`, () => k.waitForReady('legit', name, undefined, 60_000));
+  await c.whileAlive(`the convergence of legit/${name}`, () => k.waitForReady('legit', name, undefined, 60_000));
 }
 
 beforeAll(async () => {
@@ -106,9 +94,9 @@ afterAll(async () => {
 describe(`a tenant's ${N} CronJobs of ${SPEC_BYTES / 1024} KiB spec, labelled as ours and controlled by its BackupSchedule`, () => {
   it('arrive through the watch: the controller stays under the Deployment memory limit and keeps converging', async () => {
     const c = start();
-    await whileAlive(c, 'the first convergence', () => waitFor('every schedule Ready', async () => (await allReady('legit', LEGIT)) && (await allReady('tenant', 1)), 30_000, 250));
+    await c.whileAlive('the first convergence', () => waitFor('every schedule Ready', async () => (await allReady('legit', LEGIT)) && (await allReady('tenant', 1)), 30_000, 250));
     const t0 = Date.now();
-    await whileAlive(c, 'the attack', () => createAll(N, (i) => k.cronJobs.create(attackCronJob(i) as never)));
+    await c.whileAlive('the attack', () => createAll(N, (i) => k.cronJobs.create(attackCronJob(i) as never)));
     console.info(`created ${N} CronJobs of ${SPEC_BYTES / 1024} KiB spec in ${Date.now() - t0} ms`);
     await childRecreated(c);
     await newScheduleConverges(c, 'after-attack');
@@ -122,7 +110,7 @@ describe(`a tenant's ${N} CronJobs of ${SPEC_BYTES / 1024} KiB spec, labelled as
   it('after a restart (the paged start-up LIST of all of them): no abort, under the limit, every schedule converges', async () => {
     await controller?.stop();
     const c = start();
-    await whileAlive(c, 'the start-up LIST', () => c.waitForLog('workers to start', (r) => r['msg'] === 'starting workers', 60_000));
+    await c.whileAlive('the start-up LIST', () => c.waitForLog('workers to start', (r) => r['msg'] === 'starting workers', 60_000));
     await childRecreated(c);
     await newScheduleConverges(c, 'after-restart');
     expect(await allReady('legit', LEGIT + 2)).toBe(true);

@@ -15,14 +15,14 @@ describe('OperatorRbac', () => {
   it('grants exactly the verbs the controller uses (docs/design.md, "RBAC")', () => {
     const rules = byKind('ClusterRole')['rules'].map((r: any) => `${r.apiGroups[0]}/${r.resources[0]}: ${r.verbs.join(',')}`);
     expect(rules).toEqual([
-      'kubelings.dev/backupschedules: list,watch',
+      'kubelings.dev/backupschedules: get,list,watch',
       'kubelings.dev/backupschedules/status: update',
       'kubelings.dev/backupschedules/finalizers: update',
-      'kubelings.dev/restores: list,watch',
+      'kubelings.dev/restores: get,list,watch',
       'kubelings.dev/restores/status: update',
       'kubelings.dev/restores/finalizers: update',
       'batch/cronjobs: get,list,watch,create,patch',
-      'batch/jobs: list,watch,create',
+      'batch/jobs: get,list,watch,create',
       '/pods: list',
       '/events: create,patch',
     ]);
@@ -65,5 +65,27 @@ describe('OperatorRbac: the conversion webhook certificate rights', () => {
     expect(resourcesOf(objects)).not.toContain('secrets');
     expect(resourcesOf(objects)).not.toContain('customresourcedefinitions');
     expect(resourcesOf(synthRbac('op-webhook-tls'))).toEqual(expect.arrayContaining(['secrets', 'customresourcedefinitions']));
+  });
+});
+
+describe('OperatorRbac with watched namespaces', () => {
+  const chart = Testing.chart();
+  new OperatorRbac(chart, 'Rbac', { name: 'op', namespace: 'op-system', leaseName: 'op-leader', webhookSecretName: 'op-tls', watchedNamespaces: ['team-a', 'team-b'] });
+  const objects = Testing.synth(chart) as Record<string, any>[];
+  const named = (kind: string) => objects.filter((o) => o['kind'] === kind).map((o) => `${o['metadata'].namespace ?? ''}/${o['metadata'].name}`);
+
+  it('grants the controller\'s rules in each watched namespace only: RoleBindings of the ClusterRole, no ClusterRoleBinding of it', () => {
+    expect(named('RoleBinding')).toEqual(['team-a/op', 'team-b/op', 'op-system/op-leader-election', 'op-system/op-webhook-certificate']);
+    for (const binding of objects.filter((o) => o['kind'] === 'RoleBinding' && o['metadata'].name === 'op')) {
+      expect(binding['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op' });
+    }
+    expect(objects.find((o) => o['kind'] === 'ClusterRole' && o['metadata'].name === 'op')?.['rules']).not.toContainEqual(expect.objectContaining({ resources: ['customresourcedefinitions'] }));
+  });
+
+  it('keeps the one cluster-scoped rule, the CRD caBundle, in a ClusterRole of its own bound cluster-wide', () => {
+    expect(named('ClusterRoleBinding')).toEqual(['/op-crd-ca-bundle']);
+    expect(objects.find((o) => o['kind'] === 'ClusterRole' && o['metadata'].name === 'op-crd-ca-bundle')?.['rules']).toEqual([
+      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['backupschedules.kubelings.dev'], verbs: ['get', 'patch'] },
+    ]);
   });
 });

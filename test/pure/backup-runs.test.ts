@@ -67,7 +67,17 @@ describe('backupOutcome', () => {
   it('takes lastSuccessfulTime from the Jobs when the CronJob status lacks it (Kubernetes 1.20), and the later of both otherwise', () => {
     expect(backupOutcome(undefined, [succeeded('n-1', '2026-12-01T01:00:00Z')], undefined, 1, NOW).lastSuccessfulTime).toBe('2026-12-01T01:00:00Z');
     expect(backupOutcome(undefined, [succeeded('n-1', '2026-12-01T01:00:00Z')], '2026-12-01T02:00:00Z', 1, NOW).lastSuccessfulTime).toBe('2026-12-01T02:00:00Z');
-    expect(backupOutcome({ lastSuccessfulTime: '2026-12-01T03:00:00Z' }, [succeeded('n-1', '2026-12-01T01:00:00Z')], undefined, 1, NOW).lastSuccessfulTime).toBe('2026-12-01T03:00:00Z');
+    expect(backupOutcome(undefined, [failed('n-1', '2026-12-01T01:00:00Z', 'BackoffLimitExceeded', 'm')], '2026-12-01T00:30:00Z', 1, NOW).lastSuccessfulTime).toBe('2026-12-01T00:30:00Z');
+  });
+
+  it.each([
+    ['a forged later time, with a real success', [succeeded('n-1', '2026-12-01T01:00:00Z')], undefined, '2026-12-01T01:00:00Z'],
+    ['a forged time while every run failed', [failed('n-1', '2026-12-01T01:00:00Z', 'BackoffLimitExceeded', 'm')], undefined, undefined],
+    ['a forged time where only the CronJob knows of a success', [], '2026-11-30T02:00:00Z', '2026-11-30T02:00:00Z'],
+    ['a forged success in the run history', [], undefined, undefined],
+  ])('derives lastSuccessfulTime again every time, never from the stored status: %s', (_what, jobs, cronJobLastSuccess, expected) => {
+    const forged = { lastSuccessfulTime: '2099-01-01T00:00:00Z', recentRuns: [{ job: 'n-0', completionTime: '2099-01-01T00:00:00Z', result: 'Succeeded' as const }] };
+    expect(backupOutcome(forged, jobs, cronJobLastSuccess, 1, NOW).lastSuccessfulTime).toBe(expected);
   });
 });
 

@@ -301,6 +301,18 @@ describe('Controller', () => {
     expect(calls).toEqual(['ns/a']);
   });
 
+  it('paused before it was started (the Lease lost while a controller waited for its CRD), starts no worker until resumed', async () => {
+    const { calls, controller } = setup(async () => undefined);
+    controller.queue.add('ns/a');
+    await controller.pause();
+    await controller.start();
+    await settle();
+    expect(calls).toEqual([]);
+    controller.resume();
+    await settle();
+    expect(calls).toEqual(['ns/a']);
+  });
+
   it('rejects a concurrency that is not a positive integer', () => {
     expect(() => new Controller({ name: 'x', reconciler: { reconcile: async () => undefined }, concurrency: 0 })).toThrow(
       'Controller "x": concurrency must be a positive integer, got 0',

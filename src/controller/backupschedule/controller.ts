@@ -14,14 +14,17 @@ import type { ControllerOptions } from '../cli-options.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import { HeapCompactor } from '../heap-compactor.ts';
 import { BACKUP_SCHEDULES, CRON_JOBS, JOBS, type BackupScheduleObject } from '../resources.ts';
-import { JOB_SELECTOR, ownerCronJobName, stripJob } from './job-cache.ts';
-import { ownerScheduleKey, scheduleKey, stripCronJob, stripSchedule } from './event-mapping.ts';
+import { JOB_CACHE, JOB_SELECTOR, ownerCronJobName } from './job-cache.ts';
+import { CRON_JOB_CACHE, ownerScheduleKey, SCHEDULE_CACHE, scheduleKey } from './event-mapping.ts';
 import { OwnStatusWrites } from './own-status-writes.ts';
 import type { StatusObserver } from './reconciler-options.ts';
 import { BackupScheduleReconciler } from './reconciler.ts';
 
 /** The controller's name: metrics label, queue name, log field. */
 export const CONTROLLER_NAME = 'backupschedule';
+
+/** The Jobs informer, shared with the Restore controller (its restore Jobs carry the same label). */
+export const jobInformerSpec = { resource: JOBS, cache: JOB_CACHE, labelSelector: JOB_SELECTOR, resyncPeriodMs: 0 } as const;
 
 /** Index of the BackupSchedule caches: `namespace/<child CronJob name>` → the schedule. */
 const CHILD_NAME_INDEX = 'child-name';
@@ -74,18 +77,18 @@ export function addBackupScheduleController(manager: Manager, setup: BackupSched
   const schedulesApi = new ResourceClient<BackupScheduleObject>(client, BACKUP_SCHEDULES);
   const cronJobsApi = new ResourceClient<KubeObject>(client, CRON_JOBS);
 
-  const schedules = manager.namespacedInformers<BackupScheduleObject>(options.namespaces, { resource: BACKUP_SCHEDULES, transform: stripSchedule, resyncPeriodMs: options.syncPeriodMs });
+  const schedules = manager.namespacedInformers<BackupScheduleObject>(options.namespaces, { resource: BACKUP_SCHEDULES, cache: SCHEDULE_CACHE, resyncPeriodMs: options.syncPeriodMs });
   for (const informer of schedules.all) informer.store.addIndex(CHILD_NAME_INDEX, (s) => (s.metadata.name ? [objectKey({ namespace: s.metadata.namespace, name: childName(s) })] : []));
   const cronJobs = manager.namespacedInformers<KubeObject>(options.namespaces, {
     resource: CRON_JOBS,
-    transform: stripCronJob,
+    cache: CRON_JOB_CACHE,
     labelSelector: CHILD_SELECTOR,
     // No resync of its own: the schedules' resync reconciles every schedule, each looking at its child.
     resyncPeriodMs: 0,
   });
 
   // The backup Jobs, read only: how the runs went (src/pure/backup-runs.ts), found by their CronJob's uid.
-  const jobs = manager.namespacedInformers<KubeObject>(options.namespaces, { resource: JOBS, transform: stripJob, labelSelector: JOB_SELECTOR, resyncPeriodMs: 0 });
+  const jobs = manager.namespacedInformers<KubeObject>(options.namespaces, jobInformerSpec);
   for (const informer of jobs.all) informer.store.addIndex(CONTROLLER_OWNER_UID_INDEX, controllerOwnerUidIndex);
 
   const reconciler = new BackupScheduleReconciler({
@@ -96,6 +99,7 @@ export function addBackupScheduleController(manager: Manager, setup: BackupSched
     writes: {
       createCronJob: (cronJob) => cronJobsApi.create(cronJob),
       getCronJob: (ref) => cronJobsApi.get(ref),
+      getSchedule: (ref) => schedulesApi.get(ref),
       patchCronJob: (ref, patch) => cronJobsApi.patch(ref, patch, { type: 'merge' }),
       updateScheduleStatus: (schedule) => ownStatusWrites.track(scheduleKey(schedule), () => schedulesApi.updateStatus(schedule), (stored) => stored.metadata?.resourceVersion),
     },

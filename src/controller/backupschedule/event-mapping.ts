@@ -6,8 +6,10 @@ import { isBackupScheduleRef } from '../../pure/child-claim.ts';
 import { childLabels } from '../../pure/labels.ts';
 import { childNameFor } from '../../pure/names.ts';
 import { controllerOf, objectKey, type KubeObject, type ObjectMeta, type OwnerReference } from '../../kube/object.ts';
+import type { CachePolicy } from '../../runtime/cache-policy.ts';
 import { jsonLengthWithin } from '../../runtime/json-size.ts';
 import { StringInterner } from '../../runtime/string-interner.ts';
+import type { BackupScheduleObject } from '../resources.ts';
 
 /** One interner for both caches: schedules and their children share most values. */
 const interner = new StringInterner();
@@ -50,14 +52,15 @@ function withTypeMeta(obj: KubeObject, metadata: ObjectMeta): KubeObject & Recor
 }
 
 /**
- * Cache transform for BackupSchedules: keeps what reconcile reads (`name`, `namespace`, `uid`,
- * `generation`, `resourceVersion`, `deletionTimestamp`, `spec`, `status`) and drops the rest of the
- * metadata: labels, annotations (a 250 KiB one is allowed), `managedFields`, owner references,
- * finalizers. So a cached schedule's size does not grow with what users put in its metadata. Safe
- * because schedules are written only through `/status`, which keeps the stored metadata and takes only
- * `status` from the request (apiextensions' `statusStrategy.PrepareForUpdate`). String values are interned.
+ * Cache transform for the custom resources (BackupSchedules, Restores): keeps what reconcile reads
+ * (`name`, `namespace`, `uid`, `generation`, `resourceVersion`, `deletionTimestamp`, `creationTimestamp`,
+ * `spec`, `status`) and drops the rest of the metadata: labels, annotations (a 250 KiB one is allowed),
+ * `managedFields`, owner references, finalizers. So a cached object's size does not grow with what
+ * users put in its metadata; its `spec` is bounded by the CRD's schema. Safe because both kinds are
+ * written only through `/status`, which keeps the stored metadata and takes only `status` from the
+ * request (apiextensions' `statusStrategy.PrepareForUpdate`). String values are interned.
  */
-export function stripSchedule<T extends KubeObject>(obj: T): T {
+export function stripCustomResource<T extends KubeObject>(obj: T): T {
   const { spec, status } = obj as KubeObject & { spec?: unknown; status?: unknown };
   const metadata = pickMetadata(obj.metadata);
   // When nothing was due yet (src/pure/missed-runs.ts): a run due before the schedule existed is not missed.
@@ -87,7 +90,7 @@ export const CHILD_CACHE_BUDGET = 16 * 1024;
 const MAX_REF_FIELD = 317;
 
 /** The controller reference of `metadata`, its six fields only, or undefined when it has none or an absurdly long field. */
-function boundedControllerRef(metadata: ObjectMeta): OwnerReference | undefined {
+export function boundedControllerRef(metadata: ObjectMeta): OwnerReference | undefined {
   const ref = controllerOf(metadata);
   if (!ref) return undefined;
   const { apiVersion, kind, name, uid, blockOwnerDeletion } = ref;
@@ -153,3 +156,18 @@ export function stripCronJob<T extends KubeObject>(obj: T): T {
   }
   return interner.internDeep(kept) as T;
 }
+
+/**
+ * What the BackupSchedule caches keep ({@link stripCustomResource}), within 64 KiB an object: the
+ * largest spec the schema admits is ~9 KiB and the status the controller writes a few KiB; a status
+ * someone else inflated (16 conditions of 32 KiB each are valid: ~550 KiB) is cached as a stub and
+ * read with a GET by each reconcile of its schedule.
+ */
+export const SCHEDULE_CACHE: CachePolicy<BackupScheduleObject> = { transform: stripCustomResource, maxObjectBytes: 64 * 1024 };
+
+/**
+ * What the CronJob caches keep ({@link stripCronJob}): the child within {@link CHILD_CACHE_BUDGET} and
+ * its bounded metadata and status, so the budget is never reached; every other labelled CronJob is a
+ * stub of ≤ ~2.5 KB already.
+ */
+export const CRON_JOB_CACHE: CachePolicy<KubeObject> = { transform: stripCronJob, maxObjectBytes: CHILD_CACHE_BUDGET + 4 * 1024 };

@@ -24,14 +24,16 @@ export interface ChildRef {
 }
 
 /**
- * The API calls reconcile may make beyond the caches: three writes, and one read for a CronJob the
- * cache does not hold. Each resolves with the object as the server has it, or throws `ApiStatusError`.
+ * The API calls reconcile may make beyond the caches: three writes, and two reads for what the caches
+ * do not hold whole. Each resolves with the object as the server has it, or throws `ApiStatusError`.
  */
 export interface ReconcilerWrites {
   /** POST a CronJob; resolves with the CronJob as the server stored it. */
   createCronJob(cronJob: KubeObject): Promise<KubeObject>;
   /** GET a CronJob (after AlreadyExists, or for one the cache shows not controlled by the schedule). */
   getCronJob(ref: ChildRef): Promise<KubeObject>;
+  /** GET a BackupSchedule the cache holds only a stub of (over its budget: src/runtime/cache-policy.ts). */
+  getSchedule(ref: ChildRef): Promise<BackupScheduleObject>;
   /** PATCH a CronJob with a JSON merge patch carrying `metadata.resourceVersion`; resolves with the stored CronJob. */
   patchCronJob(ref: ChildRef, patch: ChildMergePatch): Promise<KubeObject>;
   /** PUT a BackupSchedule's `/status` (carrying `metadata.resourceVersion`). */

@@ -2,7 +2,8 @@
  * The BackupSchedule reconcile: the classic level-triggered loop made production-grade
  * (docs/design.md, "The reconcile").
  *
- * `reconcile(key)` reads only from the informer caches and makes at most ONE write, then returns; the
+ * `reconcile(key)` reads only from the informer caches (a schedule cached as a stub, larger than its
+ * budget, with one GET: src/runtime/cache-policy.ts) and makes at most ONE write, then returns; the
  * watch event that write causes brings the key back for the next move. In order:
  *
  * 1. schedule gone (or being deleted) → nothing: the garbage collector deletes the child through its
@@ -59,7 +60,8 @@ import { withoutRunsBaseline, type JobView } from '../../pure/backup-runs.ts';
 import { missedCheckSpreadMs, missedDueMs, nextMissedCheckMs, type ScheduleTiming } from '../../pure/missed-runs.ts';
 import { computeStatus, listFields, READY, statusEqual, type ScheduleStatus, type StatusOutcome } from '../../pure/status.ts';
 import { ApiStatusError, isConflict, isInvalid, writeErrorDisposition } from '../../kube/api-status-error.ts';
-import { objectKey, type KubeObject } from '../../kube/object.ts';
+import { objectKey, splitObjectKey, type KubeObject } from '../../kube/object.ts';
+import { readWhole } from '../../runtime/cache-policy.ts';
 import { realClock, type Clock } from '../../runtime/clock.ts';
 import { TerminalError, type ReconcileResult } from '../../runtime/reconciler.ts';
 import type { EventRecorder } from '../event-recorder.ts';
@@ -160,7 +162,8 @@ export class BackupScheduleReconciler {
 
   /** {@link reconcile}, also saying which write (if any) it made. */
   async reconcileWithMove(key: string): Promise<Outcome> {
-    const schedule = this.#schedules.get(key);
+    const { namespace = '', name } = splitObjectKey(key);
+    const schedule = await readWhole(this.#schedules.get(key), () => this.#writes.getSchedule({ namespace, name }));
     const verified = this.#verified.get(key);
     this.#verified.delete(key);
     if (!schedule || schedule.metadata.deletionTimestamp) {
