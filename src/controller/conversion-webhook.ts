@@ -18,7 +18,7 @@ import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CONVERSION_WEBHOOK_PATH } from '../conversion/index.ts';
 import { ByteBudget } from '../runtime/byte-budget.ts';
-import { readRequestBody, RequestBodyRefusedError, RequestBodyTooLargeError, type Handler } from '../runtime/http-server.ts';
+import { DEFAULT_SERVER_LIMITS, readRequestBody, RequestBodyRefusedError, RequestBodyTooLargeError, type Handler, type ServerLimits } from '../runtime/http-server.ts';
 import { answerReviewBody, timeSlicer, type ObjectLimits } from './conversion-review-stream.ts';
 
 export { CONVERSION_WEBHOOK_PATH };
@@ -53,6 +53,14 @@ export const DEFAULT_BUDGET_BYTES = 64 * MiB;
  * The envelope (the review without its objects) is at most 64 KiB; kube-apiserver's is a few hundred bytes.
  */
 export const DEFAULT_OBJECT_LIMITS: ObjectLimits = { maxBytes: 3 * MiB, maxNodes: 131_072, maxDepth: 100, maxEnvelopeBytes: 64 * 1024 };
+
+/**
+ * Limits of the webhook's HTTPS server. kube-apiserver gives a conversion call 30 s in all (the
+ * `?timeout=30s` of its requests), so a review is received and answered within 30 s or never used;
+ * 256 connections: kube-apiserver keeps a few per replica alive (several apiservers, concurrent
+ * conversions), and each costs tens of KB with TLS.
+ */
+export const WEBHOOK_SERVER_LIMITS: ServerLimits = { ...DEFAULT_SERVER_LIMITS, maxConnections: 256, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, writeTimeoutMs: 30_000, idleTimeoutMs: 30_000 };
 
 /** Time a review works before it yields to the event loop (reconciles, other requests). */
 export const DEFAULT_SLICE_MS = 5;

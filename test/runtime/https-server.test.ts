@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readRequestBody, RequestBodyTooLargeError, startHttpServer, type RunningServer } from '../../src/runtime/http-server.ts';
+import { DEFAULT_SERVER_LIMITS, readRequestBody, RequestBodyTooLargeError, startHttpServer, type RunningServer } from '../../src/runtime/http-server.ts';
 import { startHttpsServer } from '../../src/runtime/https-server.ts';
 import { createCertificateAuthority, issueServingCertificate, readCertificate, type CertificateAndKey } from '../../src/runtime/tls-certificates.ts';
 import { tlsRequest } from './tls-client.ts';
@@ -54,7 +55,7 @@ describe('startHttpsServer', () => {
     const answerClosed = new Promise<void>((resolve) => (closed = resolve));
     const server = await startHttpsServer({
       address: { host: '127.0.0.1', port: 0 },
-      requestTimeoutMs: 300,
+      limits: { ...DEFAULT_SERVER_LIMITS, idleTimeoutMs: 300 },
       credentials: first,
       routes: {
         '/big': async (_req, res) => {
@@ -73,6 +74,15 @@ describe('startHttpsServer', () => {
     req.end();
     await answerClosed;
     req.destroy();
+  });
+
+  it('closes a connection that never starts its TLS handshake after the handshake timeout', async () => {
+    const server = await startHttpsServer({ address: { host: '127.0.0.1', port: 0 }, routes: {}, credentials: first, handshakeTimeoutMs: 200 });
+    servers.push(server);
+    const socket = connect(server.address.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.resume();
+    await once(socket, 'close');
   });
 
   it('is not trusted for a name the certificate does not carry', async () => {
