@@ -1,7 +1,8 @@
 /**
  * The small HTTP servers of the process (`/metrics`, `/healthz`, `/readyz`), bound to addresses in
  * controller-runtime's flag format (`:8080`, `127.0.0.1:8081`, `0` = disabled), and what they share
- * with the HTTPS server (routing, listening, bounded request bodies, {@link ServerLimits}).
+ * with the HTTPS server (routing, listening, {@link ServerLimits}; bounded request bodies are
+ * request-body.ts's).
  */
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -167,75 +168,4 @@ export async function startHttpServer(address: BindAddress, routes: Readonly<Rec
   const server: Server = http.createServer(serverOptions(limits), routeRequests(routes, { writeTimeoutMs: limits.writeTimeoutMs }));
   applyServerLimits(server, limits);
   return listen(server, address, 'http');
-}
-
-/** A request body over the limit: answer 413. */
-export class RequestBodyTooLargeError extends Error {
-  constructor(readonly limitBytes: number) {
-    super(`request body exceeds ${limitBytes} bytes`);
-    this.name = 'RequestBodyTooLargeError';
-  }
-}
-
-/** A request body the caller's budget could not take: answer 429. */
-export class RequestBodyRefusedError extends Error {
-  constructor(readonly bytes: number) {
-    super(`no room for a request body of ${bytes} bytes now`);
-    this.name = 'RequestBodyRefusedError';
-  }
-}
-
-/** Where {@link readRequestBody} accounts for and gets the memory a body takes. */
-export interface BodyMemory {
-  /** Asked for the bytes the read will hold before it holds them; false refuses. */
-  reserve(bytes: number): boolean;
-  /** The buffer the body is read into; undefined refuses. */
-  allocate(bytes: number): Buffer | undefined;
-}
-
-const UNBOUNDED_MEMORY: BodyMemory = { reserve: () => true, allocate: (bytes) => Buffer.allocUnsafe(bytes) };
-
-/**
- * Reads a request body of at most `limitBytes`: refused at once when Content-Length says more, and
- * stopped as soon as the stream passes the limit (a chunked body announces no length). `memory` is
- * asked for what the read will hold before it holds it: with a declared length, `reserve` of that
- * length and then the one buffer of that size the body is read into; without one, `reserve` of each
- * chunk as it comes, and the buffer they are copied into at the end. When it refuses, the read stops
- * with a {@link RequestBodyRefusedError}, the rest of the body unread.
- */
-export function readRequestBody(req: IncomingMessage, limitBytes: number, memory: BodyMemory = UNBOUNDED_MEMORY): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const header = req.headers['content-length'];
-    const declared = header === undefined ? undefined : Number(header);
-    const refuse = (err: Error): void => {
-      req.removeAllListeners('data');
-      req.resume();
-      reject(err);
-    };
-    if (declared !== undefined && declared > limitBytes) return refuse(new RequestBodyTooLargeError(limitBytes));
-    // With a declared length the chunks are copied into one buffer as they come: no second copy at the end.
-    const whole = declared === undefined ? undefined : memory.reserve(declared) ? memory.allocate(declared) : undefined;
-    if (declared !== undefined && whole === undefined) return refuse(new RequestBodyRefusedError(declared));
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (size + chunk.length > limitBytes) return refuse(new RequestBodyTooLargeError(limitBytes));
-      if (whole) {
-        chunk.copy(whole, size);
-      } else {
-        if (!memory.reserve(chunk.length)) return refuse(new RequestBodyRefusedError(size + chunk.length));
-        chunks.push(chunk);
-      }
-      size += chunk.length;
-    });
-    req.on('end', () => {
-      if (whole) return resolve(whole.subarray(0, size));
-      const body = memory.allocate(size);
-      if (!body) return reject(new RequestBodyRefusedError(size));
-      let at = 0;
-      for (const chunk of chunks) at += chunk.copy(body, at);
-      resolve(body);
-    });
-    req.on('error', reject);
-  });
 }
