@@ -3,11 +3,13 @@
  * expand-paths.ts) and stdin (`-`), each read with a size bound and as UTF-8 text (read-text.ts), split
  * into its YAML documents (JSON is YAML) read as kubectl reads them (kubectl-yaml.ts), with the line of
  * every field kept so an error can point at `file:line`. `kind: List` documents are unpacked into their items.
+ * What one input may make the parser build is bounded (yaml-bounds.ts): documents, depth and nodes.
  */
-import { Composer, isMap, isSeq, LineCounter, Parser, type Document, type Node } from 'yaml';
+import { Composer, isMap, isSeq, LineCounter, type Document, type Node } from 'yaml';
 import { expandPaths, type SkippedPath } from './expand-paths.ts';
-import { KUBECTL_PARSE_OPTIONS, KUBECTL_TO_JS_OPTIONS, MAX_ALIAS_COUNT } from './kubectl-yaml.ts';
+import { duplicateKeyOffset, KUBECTL_PARSE_OPTIONS, KUBECTL_TO_JS_OPTIONS, MAX_ALIAS_COUNT } from './kubectl-yaml.ts';
 import { decodeYamlText, readBoundedBytes, type BytesOrProblem } from './read-text.ts';
+import { parseWithinBounds, tooManyDocuments, YamlBoundError } from './yaml-bounds.ts';
 
 /** One object found in the input. */
 export interface Manifest {
@@ -113,18 +115,34 @@ export function readInputs(paths: readonly string[], stdin: () => BytesOrProblem
       continue;
     }
     const { text } = decoded;
+    const documents = tooManyDocuments(text);
+    if (documents !== undefined) {
+      visit.problem({ file, line: 1, message: documents });
+      continue;
+    }
     const lines = new LineCounter();
     const composer = new Composer(KUBECTL_PARSE_OPTIONS);
-    // What parseAllDocuments does, without collecting the documents into an array first.
-    for (const doc of composer.compose(new Parser(lines.addNewLine).parse(text), true, text.length)) {
-      if (doc.errors.length > 0) {
-        for (const error of doc.errors) visit.problem({ file, line: lines.linePos(error.pos[0]).line, message: `not valid YAML: ${error.message.split('\n')[0] ?? ''}` });
-        continue;
+    let bound: YamlBoundError | undefined;
+    // The syntax trees up to a bound; the documents before it are still composed and visited.
+    const tokens = function* () {
+      try {
+        yield* parseWithinBounds(text, lines.addNewLine);
+      } catch (error) {
+        if (!(error instanceof YamlBoundError)) throw error;
+        bound = error;
       }
+    };
+    // What parseAllDocuments does, without collecting the documents into an array first.
+    for (const doc of composer.compose(tokens(), true, text.length)) {
+      const duplicate = doc.errors.length === 0 ? duplicateKeyOffset(doc) : undefined;
+      if (duplicate !== undefined) visit.problem({ file, line: lines.linePos(duplicate).line, message: 'not valid YAML: Map keys must be unique' });
+      for (const error of doc.errors) visit.problem({ file, line: lines.linePos(error.pos[0]).line, message: `not valid YAML: ${error.message.split('\n')[0] ?? ''}` });
+      if (doc.errors.length > 0 || duplicate !== undefined) continue;
       const found = manifestsOf(file, doc, lines);
       if (Array.isArray(found)) for (const manifest of found) visit.manifest(manifest);
       else visit.problem(found);
     }
+    if (bound !== undefined) visit.problem({ file, line: lines.linePos(bound.offset).line, message: bound.message });
   }
   return files.length;
 }

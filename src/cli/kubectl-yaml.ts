@@ -11,8 +11,11 @@
  *   string, "for backward compatibility"), and base-60 numbers such as `1:20` are strings (go-yaml never
  *   supported them): the `yaml` package's 1.1 schema turns both into Date/number, so those tags are dropped.
  * Aliases are bounded: a "billion laughs" document fails with an error rather than eating the memory.
+ * Keys are unique, as kubectl's strict decoding wants them, checked in one pass per document
+ * ({@link duplicateKeyOffset}): the package's own check compares each key with every earlier one of
+ * its mapping (125,000 keys took 160 s).
  */
-import type { CreateNodeOptions, DocumentOptions, ParseOptions, SchemaOptions, ToJSOptions } from 'yaml';
+import { isMap, isScalar, isSeq, type CreateNodeOptions, type Document, type DocumentOptions, type ParseOptions, type Scalar, type SchemaOptions, type ToJSOptions } from 'yaml';
 
 /** Tags of the `yaml` package's YAML 1.1 schema that go-yaml v2 does not resolve on its own. */
 const NOT_IN_GO_YAML = (tag: { tag: string; format?: string }): boolean => tag.tag === 'tag:yaml.org,2002:timestamp' || tag.format === 'TIME';
@@ -40,14 +43,62 @@ const goPrefixedInt = {
 /** At most this many alias resolutions per document (go-yaml v2 stops "excessive aliasing" likewise). */
 export const MAX_ALIAS_COUNT = 100;
 
-/** Parse options: YAML 1.1, merge keys, go-yaml's scalars; keys are unique (kubectl's strict decoding refuses duplicates). */
+/** Parse options: YAML 1.1, merge keys, go-yaml's scalars; duplicate keys are {@link duplicateKeyOffset}'s to find. */
 export const KUBECTL_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
   merge: true,
-  uniqueKeys: true,
+  uniqueKeys: false,
   prettyErrors: false,
   customTags: (tags) => [...tags.filter((t) => typeof t === 'string' || !NOT_IN_GO_YAML(t as { tag: string; format?: string })), goPrefixedInt],
 };
+
+/** Below this many keys a mapping is checked by comparing each key with the ones before it (no Set to build). */
+const SMALL_MAP = 16;
+
+/**
+ * Where the first key that repeats an earlier key of its mapping is (kubectl's strict decoding refuses
+ * the document), or undefined. Scalar keys are equal when their values are (`1` and `"1"` are not);
+ * collections as keys never are, as with the package's `uniqueKeys: true`. One pass over the document.
+ */
+export function duplicateKeyOffset(doc: Document): number | undefined {
+  let first: number | undefined;
+  const found = (key: Scalar): void => {
+    const at = key.range?.[0] ?? 0;
+    if (first === undefined || at < first) first = at;
+  };
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isSeq(node)) {
+      // One push each: spreading a list of 100,000 items would pass the call's argument limit.
+      for (const item of node.items) stack.push(item);
+    } else if (isMap(node)) {
+      const keys: Scalar[] = [];
+      for (const { key, value } of node.items) {
+        if (isScalar(key)) keys.push(key);
+        else stack.push(key);
+        stack.push(value);
+      }
+      if (keys.length < SMALL_MAP) {
+        for (let i = 1; i < keys.length; i++) {
+          for (let j = 0; j < i; j++) {
+            if (keys[j]!.value === keys[i]!.value) {
+              found(keys[i]!);
+              break;
+            }
+          }
+        }
+      } else {
+        const seen = new Set<unknown>();
+        for (const key of keys) {
+          if (seen.has(key.value)) found(key);
+          seen.add(key.value);
+        }
+      }
+    }
+  }
+  return first;
+}
 
 /** toJS options: aliases bounded. */
 export const KUBECTL_TO_JS_OPTIONS: ToJSOptions = { maxAliasCount: MAX_ALIAS_COUNT };

@@ -16,7 +16,7 @@ import { startHttpsServer } from '../runtime/https-server.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { webhookDnsNames } from '../pure/names.ts';
 import { caBundleInjector, type CrdClient } from './ca-bundle-injector.ts';
-import { CONVERSION_WEBHOOK_PATH, conversionWebhookHandler } from './conversion-webhook.ts';
+import { CONVERSION_WEBHOOK_PATH, conversionWebhookHandler, WEBHOOK_SERVER_LIMITS } from './conversion-webhook.ts';
 
 /** The webhook Service's DNS names (shared with the cert-manager Certificate of src/manifests). */
 export { webhookDnsNames } from '../pure/names.ts';
@@ -83,6 +83,7 @@ export async function startConversionWebhook(options: ConversionWebhookServerOpt
   const { logger } = options;
   const server = await startHttpsServer({
     address: options.address,
+    limits: WEBHOOK_SERVER_LIMITS,
     routes: {
       [CONVERSION_WEBHOOK_PATH]: conversionWebhookHandler({
         ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),

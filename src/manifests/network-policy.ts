@@ -9,7 +9,12 @@ import { HEALTH_PORT, METRICS_PORT } from './controller-deployment.ts';
 import { kubeObject } from './kube-object.ts';
 import { SyncWave, syncWave } from './sync-wave.ts';
 
-/** Who may reach each port of the controller Pods; a list omitted (the default) means from anywhere. */
+/**
+ * Who may reach each port of the controller Pods. The webhook and metrics ports are open from anywhere
+ * unless narrowed; the health port only from the Pod's own node (kubelet's probes), which no
+ * NetworkPolicy can block ("Pods cannot ... block access from their resident node", Kubernetes'
+ * network policy documentation), unless `healthFrom` opens it to more.
+ */
 export interface ControllerNetworkPolicyOptions {
   /**
    * Sources of conversion requests. kube-apiserver calls the webhook from its own address, which no pod
@@ -22,9 +27,11 @@ export interface ControllerNetworkPolicyOptions {
   /** Sources of `/metrics` scrapes, e.g. the monitoring namespace. @default anywhere */
   readonly metricsFrom?: readonly INetworkPolicyPeer[];
   /**
-   * Sources of `/healthz` and `/readyz`. kubelet probes from the node's address, which CNIs that apply
-   * policies to host traffic would otherwise drop, failing the Pods' probes.
-   * @default anywhere
+   * Sources of `/healthz` and `/readyz` besides the Pod's node. kubelet probes from the node, which
+   * NetworkPolicies do not apply to, so by default no one else reaches the port: a flood of
+   * connections from other Pods cannot starve the probes and have kubelet restart the controller. A CNI
+   * that does filter its node's traffic needs the node's addresses here (an `ipBlock`).
+   * @default the Pod's node only
    */
   readonly healthFrom?: readonly INetworkPolicyPeer[];
 }
@@ -70,10 +77,10 @@ function checkedPeers(peers: readonly INetworkPolicyPeer[], field: string): INet
 }
 
 /**
- * A NetworkPolicy isolating the controller Pods for ingress: only the webhook, metrics and health
- * ports are open, each to its sources (anywhere unless narrowed), every other port closed. Egress is
- * left alone: the controller must reach kube-apiserver, whose address is the cluster's. Takes effect
- * only where the CNI enforces NetworkPolicies.
+ * A NetworkPolicy isolating the controller Pods for ingress: only the webhook and metrics ports are
+ * open, each to its sources (anywhere unless narrowed), the health port to the Pod's node (and
+ * `healthFrom`), every other port closed. Egress is left alone: the controller must reach
+ * kube-apiserver, whose address is the cluster's. Takes effect only where the CNI enforces NetworkPolicies.
  */
 export class ControllerNetworkPolicy extends Construct {
   public readonly networkPolicy: ApiObject;
@@ -94,7 +101,8 @@ export class ControllerNetworkPolicy extends Construct {
         ingress: [
           rule(props.webhookPort ?? WEBHOOK_PORT, 'webhookPort', props.webhookFrom, 'webhookFrom'),
           rule(props.metricsPort ?? METRICS_PORT, 'metricsPort', props.metricsFrom, 'metricsFrom'),
-          rule(props.healthPort ?? HEALTH_PORT, 'healthPort', props.healthFrom, 'healthFrom'),
+          // No rule without sources: a rule with none would open the port to anywhere.
+          ...(props.healthFrom !== undefined ? [rule(props.healthPort ?? HEALTH_PORT, 'healthPort', props.healthFrom, 'healthFrom')] : []),
         ],
       },
     });

@@ -81,13 +81,14 @@ export interface OperatorChartProps {
    */
   readonly certificates?: WebhookCertificates;
   /**
-   * Also ship a NetworkPolicy isolating the controller Pods for ingress (ControllerNetworkPolicy): only
-   * the conversion webhook, metrics and health ports open, each from anywhere unless narrowed (`true`
-   * takes the defaults). kube-apiserver's source address is not selectable in general, so the webhook
-   * stays open to any source unless `webhookFrom` names the control plane's addresses. Off by default:
-   * with every port open to anywhere it denies only ports nothing listens on; its worth is in the
-   * narrowed sources, which only the cluster's owner knows.
-   * @default false
+   * A NetworkPolicy isolating the controller Pods for ingress (ControllerNetworkPolicy): the conversion
+   * webhook and metrics ports open from anywhere unless narrowed, the health port only to the Pod's node
+   * (kubelet's probes, which no NetworkPolicy blocks), everything else closed; `true` takes the
+   * defaults, `false` ships none. kube-apiserver's source address is not selectable in general, so the
+   * webhook stays open to any source unless `webhookFrom` names the control plane's addresses. On by
+   * default (issue 41): other Pods' connection floods on the health port would fail kubelet's probes and
+   * have the controller restarted; the webhook and metrics ports are bounded by the servers' limits.
+   * @default true
    */
   readonly networkPolicy?: boolean | ControllerNetworkPolicyOptions;
   /**
@@ -166,8 +167,8 @@ export class OperatorChart extends Chart {
     if (monitoring === 'prometheus-operator') {
       new PrometheusMonitoring(this, 'Monitoring', { name: OPERATOR_NAME, namespace, podSelector: controller.selector, metricsPortName: METRICS_PORT_NAME, labels });
     }
-    if (props.networkPolicy !== undefined && props.networkPolicy !== false) {
-      const options = props.networkPolicy === true ? {} : props.networkPolicy;
+    if (props.networkPolicy !== false) {
+      const options = props.networkPolicy === undefined || props.networkPolicy === true ? {} : props.networkPolicy;
       if (typeof options !== 'object' || options === null) throw new Error(`OperatorChart: networkPolicy: expected true, false or the options of ControllerNetworkPolicy, got ${JSON.stringify(props.networkPolicy)}`);
       new ControllerNetworkPolicy(this, 'NetworkPolicy', { ...options, name: OPERATOR_NAME, namespace, podSelector: controller.selector, labels });
     }

@@ -19,6 +19,7 @@ import {
   type CertificateAndKey,
   type CertificateInfo,
 } from './tls-certificates.ts';
+import { goX509NameProblem } from './x509-names.ts';
 
 /** The keys of the certificate Secret's `data`. */
 export const CERTIFICATE_SECRET_KEYS = {
@@ -96,18 +97,24 @@ function parsePair(data: Readonly<Record<string, string>>, certKey: string, keyK
   if (!certPem || !keyPem) return `${!certPem ? certKey : keyKey} is missing`;
   try {
     checkKeyMatches({ certPem, keyPem }, certKey);
-    return { certPem, keyPem, info: readCertificate(certPem, certKey) };
+    const info = readCertificate(certPem, certKey);
+    // Node reads what kube-apiserver cannot (0.2.0's CA): such a certificate is as good as none.
+    const unreadable = goX509NameProblem(certPem);
+    return unreadable ? `${certKey}: ${unreadable}` : { certPem, keyPem, info };
   } catch (err) {
     return (err as Error).message;
   }
 }
 
-/** Reads the Secret's `data` (base64 values, as the API returns them); never throws. */
+/**
+ * Reads the Secret's `data` (base64 values, as the API returns them); never throws. A certificate whose
+ * names Go's x509 cannot parse is unusable (kube-apiserver refuses it) and left out of the bundle.
+ */
 export function readCertificateState(data: Readonly<Record<string, string>> | undefined): CertificateState {
   const d = data ?? {};
   const bundle = splitPemBundle(decode(d, CERTIFICATE_SECRET_KEYS.caBundle) ?? '').flatMap((pem) => {
     try {
-      return [{ pem, info: readCertificate(pem) }];
+      return goX509NameProblem(pem) ? [] : [{ pem, info: readCertificate(pem) }];
     } catch {
       return [];
     }

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { realClock, type Clock } from './clock.ts';
-import { startHttpServer, type BindAddress, type RunningServer } from './http-server.ts';
+import { startHttpServer, type BindAddress, type RunningServer, type ServerLimits } from './http-server.ts';
 import type { SyncSource } from './informer.ts';
 import type { ReflectorHealth } from './reflector.ts';
 
@@ -111,6 +111,8 @@ export interface HealthServerOptions {
   readonly healthz?: readonly HealthCheck[];
   /** Readiness checks. @default none (always ok) */
   readonly readyz?: readonly HealthCheck[];
+  /** @default DEFAULT_SERVER_LIMITS */
+  readonly limits?: ServerLimits;
 }
 
 /** Starts `/healthz` and `/readyz`. */
@@ -128,5 +130,5 @@ export function startHealthServer(options: HealthServerOptions): Promise<Running
   };
   const healthz = endpoint('healthz', options.healthz ?? []);
   const readyz = endpoint('readyz', options.readyz ?? []);
-  return startHttpServer(options.address, { '/healthz': healthz, '/healthz/': healthz, '/readyz': readyz, '/readyz/': readyz });
+  return startHttpServer(options.address, { '/healthz': healthz, '/healthz/': healthz, '/readyz': readyz, '/readyz/': readyz }, options.limits);
 }

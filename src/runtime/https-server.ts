@@ -5,7 +5,7 @@
  * bound (a busy port fails at start) but every TLS handshake fails.
  */
 import { createServer } from 'node:https';
-import { listen, routeRequests, type BindAddress, type Handler, type RunningServer } from './http-server.ts';
+import { applyServerLimits, DEFAULT_SERVER_LIMITS, listen, routeRequests, serverOptions, type BindAddress, type Handler, type RunningServer, type ServerLimits } from './http-server.ts';
 
 /** A PEM certificate (chain) and its private key. */
 export interface TlsCredentials {
@@ -19,12 +19,10 @@ export interface HttpsServerOptions {
   readonly routes: Readonly<Record<string, Handler>>;
   /** The first certificate; later ones through `setCredentials`. @default none (handshakes fail until set) */
   readonly credentials?: TlsCredentials;
-  /**
-   * Time a request may take, headers and body, before the socket is closed; also how long a connection
-   * may make no progress at all (a client that stops reading its answer), so that what an answer holds
-   * is given back. @default 30_000
-   */
-  readonly requestTimeoutMs?: number;
+  /** Connections, timeouts (a client that stops reading its answer gives back what the answer holds). @default DEFAULT_SERVER_LIMITS */
+  readonly limits?: ServerLimits;
+  /** Time a connection may take to complete its TLS handshake (Node's default is 120 s). @default 10_000 */
+  readonly handshakeTimeoutMs?: number;
 }
 
 /** A listening HTTPS server. */
@@ -37,15 +35,17 @@ export interface RotatingHttpsServer extends RunningServer {
 
 /** Starts the server; see the module doc. */
 export async function startHttpsServer(options: HttpsServerOptions): Promise<RotatingHttpsServer> {
+  const limits = options.limits ?? DEFAULT_SERVER_LIMITS;
   const server = createServer(
-    { minVersion: 'TLSv1.2', ...(options.credentials ? { cert: options.credentials.certPem, key: options.credentials.keyPem } : {}) },
-    routeRequests(options.routes),
+    {
+      ...serverOptions(limits),
+      minVersion: 'TLSv1.2',
+      handshakeTimeout: options.handshakeTimeoutMs ?? 10_000,
+      ...(options.credentials ? { cert: options.credentials.certPem, key: options.credentials.keyPem } : {}),
+    },
+    routeRequests(options.routes, { writeTimeoutMs: limits.writeTimeoutMs }),
   );
-  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
-  // Without a listener for 'timeout', Node destroys a socket idle this long in either direction.
-  server.timeout = server.requestTimeout;
-  server.headersTimeout = Math.min(server.requestTimeout, 10_000);
-  server.keepAliveTimeout = 5_000;
+  applyServerLimits(server, limits);
   let hasCredentials = options.credentials !== undefined;
   const running = await listen(server, options.address, 'https');
   return {

@@ -1,14 +1,20 @@
 /** Serves a {@link MetricsExposition} on `/metrics`. */
 import type { ServerResponse } from 'node:http';
-import { startHttpServer, type BindAddress, type RunningServer } from './http-server.ts';
+import { DEFAULT_SERVER_LIMITS, startHttpServer, type BindAddress, type RunningServer, type ServerLimits } from './http-server.ts';
 import type { MetricsExposition } from './metrics.ts';
+
+/**
+ * Limits of the metrics server: the probe servers', with 30 s to write an answer (a registry of
+ * 10,000 schedules renders a few MB; Prometheus gives up after its scrape timeout anyway).
+ */
+export const METRICS_SERVER_LIMITS: ServerLimits = { ...DEFAULT_SERVER_LIMITS, writeTimeoutMs: 30_000 };
 
 /**
  * Starts the `/metrics` endpoint (Prometheus text format). The text is written chunk by chunk as it is
  * produced, waiting for a slow reader's socket to drain, so a scrape neither holds the event loop nor
- * the whole text in memory.
+ * the whole text in memory; a reader too slow is cut (`limits`).
  */
-export function startMetricsServer(address: BindAddress, exposition: MetricsExposition): Promise<RunningServer> {
+export function startMetricsServer(address: BindAddress, exposition: MetricsExposition, limits: ServerLimits = METRICS_SERVER_LIMITS): Promise<RunningServer> {
   return startHttpServer(address, {
     '/metrics': async (_req, res) => {
       const chunks = exposition.chunks()[Symbol.asyncIterator]();
@@ -24,7 +30,7 @@ export function startMetricsServer(address: BindAddress, exposition: MetricsExpo
       }
       res.end();
     },
-  });
+  }, limits);
 }
 
 /** Resolves when `res` can take more data or is gone; leaves no listener behind. */

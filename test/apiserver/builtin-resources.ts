@@ -65,6 +65,7 @@ export const BUILTIN_RESOURCES: readonly ResourceType[] = [
   builtin({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'], spec: true }),
   // leaseStrategy.AllowUnconditionalUpdate is false: every update names the resourceVersion it replaces.
   builtin({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true, createOnUpdate: true, unconditionalUpdate: false }),
+  builtin({ group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'], spec: true }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true, createOnUpdate: true }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true, createOnUpdate: true }),
   builtin({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, createOnUpdate: true }),

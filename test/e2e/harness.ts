@@ -46,6 +46,7 @@ const KINDS: Readonly<Record<string, ResourceType>> = {
   Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
   Service: { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
+  NetworkPolicy: { group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true },
   Event: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   BackupSchedule: BACKUP_SCHEDULES,
   CronJob: CRON_JOBS,

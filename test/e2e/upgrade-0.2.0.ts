@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { ControllerProcess, kustomizationDocuments, waitFor } from './harness.ts';
 import { api, listAll, readyOf, scheduleManifest } from './scenarios.ts';
-import { childContent, onUpgradeCluster, PREVIOUS_BACKUP_IMAGE, readyzOk, reconciles, releaseDocuments, type SpanWrites, type UpgradeCluster, type UpgradeClusterFactory } from './upgrade.ts';
+import { applyAfterwards, childContent, onUpgradeCluster, PREVIOUS_BACKUP_IMAGE, readyzOk, reconciles, releaseDocuments, type SpanWrites, type UpgradeCluster, type UpgradeClusterFactory } from './upgrade.ts';
 
 const RELEASE = fileURLToPath(new URL('../fixtures/release-0.2.0/', import.meta.url));
 const BUNDLE_0_2_0 = `${RELEASE}controller/controller.mjs`;
@@ -60,6 +60,12 @@ export interface Upgrade020Result {
   readonly notReady: readonly string[];
   /** Problems of an object store schedule with encryption created afterwards (none when it worked). */
   readonly objectStore: readonly string[];
+  /**
+   * Problems of kube-apiserver calling the new replicas' webhook (none when it worked): a stored schedule
+   * read in v1alpha1, then a v1alpha1 and a v1 manifest applied afterwards. 0.2.0's CA, kept, made every
+   * such call fail on a real kube-apiserver (a name Go's x509 refuses).
+   */
+  readonly webhook: readonly string[];
 }
 
 const RECIPIENT = 'age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p';
@@ -125,6 +131,11 @@ export async function runUpgradeFrom020(options: Upgrade020Options): Promise<Upg
     const schedules = await listAll((o) => k.schedules.list(o), NAMESPACE);
     const notReady = schedules.filter((s) => readyOf(s as never)?.status !== 'True' || (s as Schedule).status?.['observedGeneration'] !== s.metadata.generation).map((s) => s.metadata.name ?? '');
     if (schedules.length !== n) notReady.push(`${schedules.length} schedules listed, ${n} created`);
-    return { schedules: n, before, pinned, after, pinnedWrites, defaultWrites, notReady, objectStore: await objectStoreProblems(cluster) };
+    const objectStore = await objectStoreProblems(cluster);
+    const read = await k.schedulesV1alpha1.get({ namespace: NAMESPACE, name: 's-1' }).then(
+      (s) => (s.apiVersion === 'kubelings.dev/v1alpha1' ? [] : [`s-1 read in v1alpha1 came back as ${s.apiVersion}`]),
+      (err: Error) => [`s-1 read in v1alpha1: ${err.message.split('\n')[0]}`],
+    );
+    return { schedules: n, before, pinned, after, pinnedWrites, defaultWrites, notReady, objectStore, webhook: [...read, ...(await applyAfterwards(cluster.admin, NAMESPACE))] };
   });
 }

@@ -82,4 +82,8 @@ export function itUpgradedFrom020(result: () => Upgrade020Result): void {
   it('builds an object store schedule with encryption created afterwards', () => {
     expect(result().objectStore).toEqual([]);
   });
+
+  it("is called by kube-apiserver through the new replicas' webhook: a stored schedule reads in v1alpha1, a v1alpha1 manifest applied afterwards converges", () => {
+    expect(result().webhook).toEqual([]);
+  });
 }

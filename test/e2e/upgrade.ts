@@ -317,7 +317,7 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeResult
     const after = new Map((await listAll((o) => k.cronJobs.list(o), NAMESPACE)).map((c) => [c.metadata.name ?? '', childContent(c)]));
 
     // 6. Manifests written afterwards, in either version.
-    const afterwards = await applyAfterwards(cluster.admin);
+    const afterwards = await applyAfterwards(cluster.admin, NAMESPACE);
     return {
       schedules: n,
       convergedBeforeS,
@@ -369,16 +369,22 @@ async function migrate(bundle: string, cluster: UpgradeCluster, n: number): Prom
   return { exitCode, seconds, objectsPerSecond: n / seconds, storedVersions, notStoredInV1 };
 }
 
-/** A v1alpha1 manifest (an unchanged GitOps repo) and a v1 one with GFS retention, created after the upgrade. */
-async function applyAfterwards(admin: KubeClient): Promise<string[]> {
+/**
+ * A v1alpha1 manifest (an unchanged GitOps repo: kube-apiserver converts it through the new replicas'
+ * webhook) and a v1 one with GFS retention, created in `namespace` after the upgrade; their problems.
+ */
+export async function applyAfterwards(admin: KubeClient, namespace: string): Promise<string[]> {
   const k = api(admin);
   const problems: string[] = [];
-  await k.schedulesV1alpha1.create(scheduleManifestV1alpha1(NAMESPACE, 'gitops-v1alpha1', { retention: { keepLast: 3 } }) as never);
-  await k.schedules.create(scheduleManifest(NAMESPACE, 'new-v1', { retention: { keepDaily: 7, keepWeekly: 4 } }) as never);
-  for (const [name, args] of [['gitops-v1alpha1', ['--keep-last=3']], ['new-v1', ['--keep-daily=7', '--keep-weekly=4']]] as const) {
+  const manifests = [
+    ['gitops-v1alpha1', ['--keep-last=3'], () => k.schedulesV1alpha1.create(scheduleManifestV1alpha1(namespace, 'gitops-v1alpha1', { retention: { keepLast: 3 } }) as never)],
+    ['new-v1', ['--keep-daily=7', '--keep-weekly=4'], () => k.schedules.create(scheduleManifest(namespace, 'new-v1', { retention: { keepDaily: 7, keepWeekly: 4 } }) as never)],
+  ] as const;
+  for (const [name, args, create] of manifests) {
     try {
-      await k.waitForReady(NAMESPACE, name, undefined, 30_000);
-      const child = await k.waitForCronJob(NAMESPACE, name);
+      await create();
+      await k.waitForReady(namespace, name, undefined, 30_000);
+      const child = await k.waitForCronJob(namespace, name);
       const got = (child.spec.jobTemplate.spec.template.spec.containers[0].args as string[]).filter((a) => a.startsWith('--keep-'));
       if (!isDeepStrictEqual(got, [...args])) problems.push(`${name}: child args ${got.join(' ')}, expected ${args.join(' ')}`);
     } catch (err) {

@@ -165,7 +165,7 @@ describe("synthesize with certificates: 'cert-manager'", () => {
   const files = synthesize(dir, { certificates: 'cert-manager', includeExample: false })[0]?.files ?? [];
 
   it('puts the Issuers, then the Certificates, after the Lease and before the Service and the Deployment that mounts the Secret', () => {
-    expect(files.slice(-7)).toEqual([
+    expect(files.slice(-8)).toEqual([
       '11-lease-backupschedule-operator-leader.yaml',
       '12-issuer-backupschedule-operator-selfsigned.yaml',
       '13-issuer-backupschedule-operator-webhook-ca.yaml',
@@ -173,6 +173,7 @@ describe("synthesize with certificates: 'cert-manager'", () => {
       '15-certificate-backupschedule-operator-webhook-serving.yaml',
       '16-service-backupschedule-operator-webhook.yaml',
       '17-deployment-backupschedule-operator.yaml',
+      '18-networkpolicy-backupschedule-operator.yaml',
     ]);
     expect(files.some((f) => f.includes('-secret-') || f.includes('webhook-certificate'))).toBe(false);
     const waves = files.map((f) => Number((parse(readFileSync(join(dir, f), 'utf8')) as Obj)['metadata'].annotations[SYNC_WAVE_ANNOTATION]));

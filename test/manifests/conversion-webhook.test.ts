@@ -76,11 +76,12 @@ describe('OperatorChart: the conversion webhook', () => {
     try {
       synthesize(dir, { includeExample: false });
       const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
-      expect(files.slice(-4)).toEqual([
+      expect(files.slice(-5)).toEqual([
         '13-lease-backupschedule-operator-leader.yaml',
         '14-secret-backupschedule-operator-webhook-tls.yaml',
         '15-service-backupschedule-operator-webhook.yaml',
         '16-deployment-backupschedule-operator.yaml',
+        '17-networkpolicy-backupschedule-operator.yaml',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

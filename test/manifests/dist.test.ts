@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Lease } from 'kubernetes-models/coordination.k8s.io/v1/Lease';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
 import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
@@ -22,6 +23,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   CustomResourceDefinition,
   Deployment,
   Lease,
+  NetworkPolicy,
   ClusterRole,
   ClusterRoleBinding,
   Role,
@@ -40,7 +42,7 @@ const manifests = [...operator, ...examples];
 const fileName = (m: Manifest, index: number): string => `${String(index).padStart(2, '0')}-${m.kind.toLowerCase()}-${m.metadata.name}.yaml`;
 
 describe('dist/', () => {
-  it('holds one file per object named NN-<kind>-<name>.yaml in apply order: Namespace, CRD, ServiceAccount, RBAC, Lease, Secret, Service, Deployment', () => {
+  it('holds one file per object named NN-<kind>-<name>.yaml in apply order: Namespace, CRD, ServiceAccount, RBAC, Lease, Secret, Service, Deployment, NetworkPolicy', () => {
     expect(operator.map(([, m]) => m.kind)).toEqual([
       'Namespace',
       'CustomResourceDefinition',
@@ -59,6 +61,7 @@ describe('dist/', () => {
       'Secret',
       'Service',
       'Deployment',
+      'NetworkPolicy',
     ]);
     operator.forEach(([file, m], i) => expect(file).toBe(fileName(m, i)));
   });
@@ -109,6 +112,7 @@ describe('dist/', () => {
       Secret: 0,
       Service: 1,
       Deployment: 1,
+      NetworkPolicy: 1,
       BackupSchedule: 2,
     });
     const operatorWaves = operator.map(([, m]) => wave(m));

@@ -12,7 +12,7 @@ const synth = (props: Partial<ConstructorParameters<typeof ControllerNetworkPoli
 };
 
 describe('ControllerNetworkPolicy', () => {
-  it('isolates the controller Pods for ingress: the webhook, metrics and health ports open from anywhere, nothing else; egress untouched', () => {
+  it('isolates the controller Pods for ingress: the webhook and metrics ports open from anywhere, the health port to the node only, nothing else; egress untouched', () => {
     expect(synth()).toEqual([
       expect.objectContaining({
         apiVersion: 'networking.k8s.io/v1',
@@ -21,7 +21,8 @@ describe('ControllerNetworkPolicy', () => {
         spec: {
           podSelector: { matchLabels: { app: 'op' } },
           policyTypes: ['Ingress'],
-          ingress: [WEBHOOK_PORT, METRICS_PORT, HEALTH_PORT].map((port) => ({ ports: [{ protocol: 'TCP', port }] })),
+          // No rule for the health port: only the Pod's node (kubelet's probes) reaches it, which no NetworkPolicy blocks.
+          ingress: [WEBHOOK_PORT, METRICS_PORT].map((port) => ({ ports: [{ protocol: 'TCP', port }] })),
         },
       }),
     ]);
@@ -30,11 +31,12 @@ describe('ControllerNetworkPolicy', () => {
   it('narrows each port to the sources given', () => {
     const controlPlane = [{ ipBlock: { cidr: '10.0.0.0/28' } }];
     const monitoring = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
-    const [policy] = synth({ webhookFrom: controlPlane, metricsFrom: monitoring });
+    const nodes = [{ ipBlock: { cidr: '192.168.0.0/24' } }];
+    const [policy] = synth({ webhookFrom: controlPlane, metricsFrom: monitoring, healthFrom: nodes });
     expect(policy!.spec.ingress).toEqual([
       { ports: [{ protocol: 'TCP', port: WEBHOOK_PORT }], from: controlPlane },
       { ports: [{ protocol: 'TCP', port: METRICS_PORT }], from: monitoring },
-      { ports: [{ protocol: 'TCP', port: HEALTH_PORT }] },
+      { ports: [{ protocol: 'TCP', port: HEALTH_PORT }], from: nodes },
     ]);
   });
 
@@ -56,20 +58,24 @@ describe('ControllerNetworkPolicy', () => {
 describe('OperatorChart networkPolicy', () => {
   const objects = (networkPolicy?: unknown): { kind: string }[] => Testing.synth(new OperatorChart(Testing.app(), 'op', networkPolicy === undefined ? {} : { networkPolicy: networkPolicy as never }));
 
-  it('ships no NetworkPolicy by default (dist/ unchanged) nor with false', () => {
-    expect(objects().filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
+  it('ships the NetworkPolicy by default and with true, none with false', () => {
+    expect(objects().filter((o) => o.kind === 'NetworkPolicy')).toHaveLength(1);
+    expect(objects(true)).toEqual(objects());
     expect(objects(false).filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
   });
 
-  it('with true, selects the Deployment\'s Pods and opens exactly the ports its container listens on', () => {
-    const all = objects(true);
+  it("selects the Deployment's Pods and opens the ports its container listens on but the health port, which its probes reach from the node", () => {
+    const all = objects();
     const policies = all.filter((o): o is Policy => o.kind === 'NetworkPolicy');
     const deployment = all.find((o): o is Deployment => o.kind === 'Deployment')!;
     expect(policies).toHaveLength(1);
     const podLabels = deployment.spec.template.metadata.labels;
     expect(Object.entries(policies[0]!.spec.podSelector.matchLabels).every(([k, v]) => podLabels[k] === v)).toBe(true);
     const open = policies[0]!.spec.ingress.flatMap((r) => r.ports.map((p) => p.port)).sort();
-    expect(open).toEqual(deployment.spec.template.spec.containers[0]!.ports.map((p) => p.containerPort).sort());
+    expect(open).toEqual(deployment.spec.template.spec.containers[0]!.ports.map((p) => p.containerPort).filter((port) => port !== HEALTH_PORT).sort());
+    const container = deployment.spec.template.spec.containers[0] as unknown as { ports: { name: string; containerPort: number }[]; livenessProbe: { httpGet: { port: string } }; readinessProbe: { httpGet: { port: string } } };
+    const probed = [container.livenessProbe, container.readinessProbe].map((p) => container.ports.find((port) => port.name === p.httpGet.port)?.containerPort);
+    expect(probed).toEqual([HEALTH_PORT, HEALTH_PORT]);
   });
 
   it('passes the options on, and refuses what is not an option', () => {

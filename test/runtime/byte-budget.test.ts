@@ -56,6 +56,50 @@ describe('ByteBudget', () => {
     expect(lease.allocate(1)).toBeUndefined();
   });
 
+  it('frees one buffer of a lease at once and gives its bytes back; a buffer it does not own is left alone', () => {
+    const budget = new ByteBudget(100);
+    const lease = budget.lease();
+    const first = lease.allocate(40)!.fill(1);
+    const second = lease.allocate(30)!.fill(2);
+    lease.free(first.subarray(5, 10));
+    expect([first.length, second.length, budget.inUse, lease.bytes]).toEqual([0, 30, 30, 30]);
+    lease.free(first);
+    const foreign = Buffer.alloc(10, 3);
+    lease.free(foreign);
+    expect([foreign.length, budget.inUse]).toEqual([10, 30]);
+    expect(lease.allocate(70)?.length).toBe(70);
+  });
+
+  it('keeps room that only small leases take: large ones share the rest, a small one turns large past its size', () => {
+    // 100 bytes; 20 of them only for leases holding at most 10.
+    const budget = new ByteBudget(100, { bytes: 20, leaseBytes: 10 });
+    const large = budget.lease();
+    expect(large.tryTake(80)).toBe(true);
+    expect(budget.lease().tryTake(11)).toBe(false);
+    const small = [budget.lease(), budget.lease()];
+    expect(small.map((l) => l.tryTake(10))).toEqual([true, true]);
+    expect([budget.inUse, budget.largeInUse]).toEqual([100, 80]);
+    // Growing past the small size moves all it holds to the large leases' part, which is full.
+    small[0]!.release();
+    const growing = budget.lease();
+    expect(growing.tryTake(10)).toBe(true);
+    expect(growing.tryTake(1)).toBe(false);
+    large.release();
+    expect(growing.tryTake(1)).toBe(true);
+    expect([budget.inUse, budget.largeInUse]).toEqual([21, 11]);
+  });
+
+  it('counts a lease expected to grow past the small size as large from its first byte', () => {
+    const budget = new ByteBudget(100, { bytes: 20, leaseBytes: 10 });
+    expect(budget.lease().tryTake(80)).toBe(true);
+    expect(budget.lease(1000).tryTake(1)).toBe(false);
+    expect(budget.lease(10).tryTake(10)).toBe(true);
+  });
+
+  it.each([{ bytes: 100, leaseBytes: 1 }, { bytes: -1, leaseBytes: 1 }, { bytes: 1, leaseBytes: 1.5 }])('refuses a room for small leases of %j', (small) => {
+    expect(() => new ByteBudget(100, small)).toThrow(/^byte budget: the room for small leases must be non-negative integers, below the capacity \(100\)/);
+  });
+
   it.each([Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])('refuses to take %j bytes, and holds what it held', (bytes) => {
     const budget = new ByteBudget(100);
     const lease = budget.lease();

@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { CertificateManager, certificateLoadedCheck, type CertificateManagerOptions, type ServingCredentials } from '../../src/runtime/certificate-manager.ts';
 import { CERTIFICATE_SECRET_KEYS as K, planCertificates, readCertificateState, renewCertificates } from '../../src/runtime/certificate-plan.ts';
 import { FakeClock } from '../../src/runtime/clock.ts';
-import { readCertificate } from '../../src/runtime/tls-certificates.ts';
+import { readCertificate, splitPemBundle } from '../../src/runtime/tls-certificates.ts';
+import { goX509NameProblem } from '../../src/runtime/x509-names.ts';
 import { WriteGateClosedError } from '../../src/runtime/write-gate.ts';
 import { FakeSecretClient, FakeSecretServer } from './fake-secret-client.ts';
 
@@ -53,6 +54,21 @@ function replica(server: FakeSecretServer, clock: FakeClock, leader: boolean, ov
 
 const fingerprint = (c: ServingCredentials | undefined): string => readCertificate(c?.certPem ?? '').fingerprint256;
 
+type Release020Manager = new (options: Omit<CertificateManagerOptions, 'clock'>) => { sync(): Promise<void> };
+
+/**
+ * The Secret release 0.2.0 writes, by its own CertificateManager from its recorded bundle
+ * (test/fixtures/release-0.2.0), which knows a missing Secret by its own ApiStatusError class.
+ */
+async function secretWrittenBy020(server: FakeSecretServer): Promise<void> {
+  const chunks = new URL('../fixtures/release-0.2.0/controller/chunks/', import.meta.url);
+  const { CertificateManager: Release020 } = (await import(new URL('certificate-manager-CHDIAOZN.mjs', chunks).href)) as { CertificateManager: Release020Manager };
+  const { a: ApiStatusError020 } = (await import(new URL('chunk-MSSMT2MP.mjs', chunks).href)) as { a: new (status: { code: number; reason: string }) => Error };
+  const client = new FakeSecretClient(server, new Set(['get', 'create']));
+  const secrets = { ...client, get: () => Promise.reject(new ApiStatusError020({ code: 404, reason: 'NotFound' })), create: client.create.bind(client), update: client.update.bind(client) };
+  await new Release020({ secrets, namespace: 'ns', secretName: 'hook-tls', policy, isLeader: () => true, onCredentials: () => undefined, logger }).sync();
+}
+
 /** Steps the clock once the running manager's sync has finished and scheduled the next one (a sync ends by setting its timer). */
 async function stepWhenScheduled(clock: FakeClock, ms: number): Promise<void> {
   await vi.waitFor(() => expect(clock.pendingTimers).toBe(1), WAIT);
@@ -76,6 +92,27 @@ describe('CertificateManager', () => {
     await vi.waitFor(() => expect(leader.client.calls).toEqual(['get', 'create', 'get']), WAIT);
     await leader.manager.stop();
     expect(leader.served).toHaveLength(1);
+    expect(leader.client.unexpected).toEqual([]);
+  });
+
+  it("replaces a Secret kept by 0.2.0, whose CA name Go's x509 refuses (a PrintableString with '@'), with a new CA and serving certificate at the first sync", async () => {
+    const server = new FakeSecretServer();
+    await secretWrittenBy020(server);
+    const old = structuredClone(server.secret!.data!);
+    const oldCa = Buffer.from(old[K.caCert]!, 'base64').toString();
+    expect(goX509NameProblem(oldCa)).toMatch(/^its issuer's commonName is a PrintableString holding "hook-ca@\d+", which Go's x509 \(kube-apiserver\) refuses$/);
+    expect(readCertificateState(old).problem).toBe(`ca.crt: ${goX509NameProblem(oldCa)}`);
+
+    const leader = replica(server, new FakeClock(Date.now()), true);
+    leader.manager.start();
+    await vi.waitFor(() => expect(leader.served).toHaveLength(1), WAIT);
+    await leader.manager.stop();
+    expect(leader.client.calls).toEqual(['get', 'update']);
+    const data = server.secret!.data!;
+    expect(data[K.caCert]).not.toBe(old[K.caCert]);
+    const bundle = splitPemBundle(leader.bundles[0] ?? '');
+    expect(bundle.map((pem) => readCertificate(pem).fingerprint256)).toEqual([readCertificate(Buffer.from(data[K.caCert]!, 'base64').toString()).fingerprint256]);
+    expect([...bundle, leader.served[0]!.certPem].map(goX509NameProblem)).toEqual([undefined, undefined]);
     expect(leader.client.unexpected).toEqual([]);
   });
 

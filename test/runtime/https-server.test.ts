@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readRequestBody, RequestBodyTooLargeError, startHttpServer, type RunningServer } from '../../src/runtime/http-server.ts';
+import { DEFAULT_SERVER_LIMITS, type RunningServer } from '../../src/runtime/http-server.ts';
 import { startHttpsServer } from '../../src/runtime/https-server.ts';
 import { createCertificateAuthority, issueServingCertificate, readCertificate, type CertificateAndKey } from '../../src/runtime/tls-certificates.ts';
 import { tlsRequest } from './tls-client.ts';
@@ -54,7 +54,7 @@ describe('startHttpsServer', () => {
     const answerClosed = new Promise<void>((resolve) => (closed = resolve));
     const server = await startHttpsServer({
       address: { host: '127.0.0.1', port: 0 },
-      requestTimeoutMs: 300,
+      limits: { ...DEFAULT_SERVER_LIMITS, idleTimeoutMs: 300 },
       credentials: first,
       routes: {
         '/big': async (_req, res) => {
@@ -75,50 +75,18 @@ describe('startHttpsServer', () => {
     req.destroy();
   });
 
+  it('closes a connection that never starts its TLS handshake after the handshake timeout', async () => {
+    const server = await startHttpsServer({ address: { host: '127.0.0.1', port: 0 }, routes: {}, credentials: first, handshakeTimeoutMs: 200 });
+    servers.push(server);
+    const socket = connect(server.address.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.resume();
+    await once(socket, 'close');
+  });
+
   it('is not trusted for a name the certificate does not carry', async () => {
     const server = await startHttpsServer({ address: { host: '127.0.0.1', port: 0 }, routes: { '/': (_req, res) => void res.end('ok') }, credentials: first });
     servers.push(server);
     await expect(tlsRequest(`${server.url}/`, { caPem: ca.certPem, servername: 'other.ns.svc', method: 'GET' })).rejects.toThrow(/altnames|Hostname/);
-  });
-});
-
-describe('readRequestBody', () => {
-  async function echoServer(limit: number): Promise<RunningServer> {
-    const server = await startHttpServer({ host: '127.0.0.1', port: 0 }, {
-      '/': async (req, res) => {
-        try {
-          const body = await readRequestBody(req, limit);
-          res.writeHead(200).end(`${body.length}`);
-        } catch (err) {
-          if (!(err instanceof RequestBodyTooLargeError)) throw err;
-          res.writeHead(413, { Connection: 'close' }).end(err.message);
-        }
-      },
-    });
-    servers.push(server);
-    return server;
-  }
-
-  function post(url: string, chunks: string[], headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(url, { method: 'POST', headers }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on('error', reject);
-      for (const c of chunks) req.write(c);
-      req.end();
-    });
-  }
-
-  it.each([
-    ['a body within the limit', ['x'.repeat(100)], {}, 200, '100'],
-    ['a body exactly at the limit, chunked', ['x'.repeat(60), 'x'.repeat(40)], {}, 200, '100'],
-    ['a Content-Length over the limit, before reading', ['x'.repeat(101)], { 'Content-Length': '101' }, 413, 'request body exceeds 100 bytes'],
-    ['a chunked body that grows over the limit', ['x'.repeat(60), 'x'.repeat(60)], {}, 413, 'request body exceeds 100 bytes'],
-  ])('%s', async (_, chunks, headers, status, body) => {
-    const server = await echoServer(100);
-    expect(await post(`${server.url}/`, chunks, headers)).toEqual({ status, body });
   });
 });

@@ -21,6 +21,7 @@ const modelByResource: Readonly<Record<string, string>> = {
   'cronjobs.batch': 'V1CronJob',
   'jobs.batch': 'V1Job',
   'leases.coordination.k8s.io': 'V1Lease',
+  'networkpolicies.networking.k8s.io': 'V1NetworkPolicy',
   'roles.rbac.authorization.k8s.io': 'V1Role',
   'clusterroles.rbac.authorization.k8s.io': 'V1ClusterRole',
   'rolebindings.rbac.authorization.k8s.io': 'V1RoleBinding',

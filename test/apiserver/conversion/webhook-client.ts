@@ -1,11 +1,15 @@
 /**
  * The HTTP side of a conversion webhook call: where `clientConfig` points (a URL, or a Service the
  * test maps to a loopback address since there is no cluster DNS), TLS verified with `caBundle`
- * (the system roots without one), and a POST of the review with kube's 30 s timeout.
+ * (the system roots without one), and a POST of the review with kube's 30 s timeout. Certificates
+ * are read as Go's x509 reads them, stricter than Node: a name Go cannot parse (0.2.0's CA, a
+ * PrintableString with '@') fails the handshake, and such a CA in the bundle is skipped.
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { checkServerIdentity } from 'node:tls';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { splitPemBundle } from '../../../src/runtime/tls-certificates.ts';
+import { goX509NameProblem } from '../../../src/runtime/x509-names.ts';
 
 /** `spec.conversion.webhook.clientConfig`. */
 export interface WebhookClientConfig {
@@ -45,6 +49,16 @@ export function resolveTarget(config: WebhookClientConfig, resolve: ServiceResol
   return { displayUrl, connectUrl: new URL(`https://${address}${path}`), serverName: host };
 }
 
+/** Why Go's TLS client (kube-apiserver's) would refuse the certificates the server presented, if it would. */
+function goRefusal(cert: PeerCertificate): Error | undefined {
+  const pem = `-----BEGIN CERTIFICATE-----\n${cert.raw.toString('base64')}\n-----END CERTIFICATE-----\n`;
+  const problem = goX509NameProblem(pem);
+  return problem ? new Error(`tls: failed to parse certificate from server: x509: the certificate: ${problem}`) : undefined;
+}
+
+/** A PEM bundle as Go's `CertPool.AppendCertsFromPEM` takes it: certificates it cannot parse are skipped. */
+const goCertPool = (bundle: string): string[] => splitPemBundle(bundle).filter((pem) => goX509NameProblem(pem) === undefined);
+
 /** Outcome of one POST: the decoded JSON answer, or the transport/HTTP error text. */
 export type PostOutcome = { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly error: string };
 
@@ -64,9 +78,9 @@ export class WebhookAgents {
         keepAlive: true,
         // SNI carries DNS names only (RFC 6066); the identity check below covers IP SANs.
         ...(isIP(target.serverName) ? {} : { servername: target.serverName }),
-        ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}),
+        ...(caBundle ? { ca: goCertPool(Buffer.from(caBundle, 'base64').toString('utf8')) } : {}),
         // The certificate must name the service (or the URL's host), even though we dial loopback.
-        checkServerIdentity: (_host, cert) => checkServerIdentity(target.serverName, cert),
+        checkServerIdentity: (_host, cert) => goRefusal(cert) ?? checkServerIdentity(target.serverName, cert),
       });
       this.#agents.set(key, agent);
     }
